@@ -1,0 +1,4 @@
+"""Agents: one interface (``act(observation, info) -> action``) for baselines, search and policies."""
+from .base import Agent, RandomAgent, agent_info, public_view
+
+__all__ = ["Agent", "RandomAgent", "agent_info", "public_view"]

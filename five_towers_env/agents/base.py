@@ -1,0 +1,63 @@
+"""The agent interface shared by every baseline, search agent and trained policy.
+
+An agent answers ``act(observation, info) -> action id``. ``observation`` is the environment's
+observation dict (flat vector and int8 action mask); ``info`` carries what rule-based and search
+agents need, all public (SPEC §6):
+
+* ``info["seat"]``: the agent's seat; ``info["legal_actions"]``: legal ids;
+  ``info["legal_action_names"]``: their SPEC §7 names;
+* ``info["view"]``: a :class:`GameState` copy whose deck is *redacted* (sorted, so it holds
+  the multiset of unseen cards but not their order) and whose random generator is a fresh one
+  unrelated to the game's (so it cannot predict the reshuffle either).
+"""
+from __future__ import annotations
+
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from ..engine.actions import action_name
+from ..engine.state import GameState
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """Anything with a ``name`` and ``act(observation, info) -> int``."""
+
+    name: str
+
+    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
+        """Choose a legal action id."""
+        ...
+
+
+def public_view(game: GameState, rng: np.random.Generator | None = None) -> GameState:
+    """A copy of ``game`` safe to show any player: the deck order and the game's generator are gone."""
+    view = game.clone(rng=rng if rng is not None else np.random.default_rng(0))
+    view.deck = sorted(view.deck)
+    return view
+
+
+def agent_info(game: GameState, seat: int) -> dict[str, Any]:
+    """The ``info`` dict an agent at ``seat`` receives when it is on move."""
+    legal = list(game.legal_actions()) if seat == game.current_player else []
+    return {
+        "seat": seat,
+        "phase": game.phase_name,
+        "legal_actions": legal,
+        "legal_action_names": [action_name(a) for a in legal],
+        "view": public_view(game),
+    }
+
+
+class RandomAgent:
+    """Uniform over the legal actions."""
+
+    def __init__(self, seed: int | None = None, name: str = "random") -> None:
+        self.name = name
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
+        """A uniformly random legal action."""
+        legal = info.get("legal_actions") or np.flatnonzero(observation["action_mask"]).tolist()
+        return int(legal[self.rng.integers(len(legal))])

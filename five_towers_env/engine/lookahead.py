@@ -1,0 +1,324 @@
+"""Look-ahead: can the builder still build every card they must (SPEC §3 "masks look ahead").
+
+Every legality question of the take, teardown, build and recover phases, and every bid, is
+"does some sequence of the builder's remaining decisions build all cards in hand". This
+module answers it on small hashable snapshots, memoised:
+
+* ``towers``: tuple of 5 tuples of values, bottom to top;
+* ``hand`` / ``pile`` / ``display``: sorted tuples of card ids (multisets);
+* ``sand_end``: which end of an existing sand tower this round's additions use.
+
+Base game: card types never interact except through the single teardown, so feasibility
+splits into independent per-type chain problems (fast, tiny caches). Great Powers: the scrap
+power moves teardown cards into any tower and the sand power adds at the bottom, so a memoised
+depth-first search over the remaining decisions decides it. ``tests/test_lookahead.py`` checks
+that the general search, with the powers switched off, agrees with the per-type shortcut.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from itertools import combinations
+
+from .cards import NUM_TYPES, NUM_VALUES, SAND, SCRAP, TREE, can_place
+
+NO_TOWER = -1
+END_NONE, END_TOP, END_BOTTOM = 0, 1, 2
+
+Towers = tuple  # tuple[tuple[int, ...], ...]
+
+
+def top_of(tower: tuple) -> int:
+    """Top value of a tower, or ``NO_TOWER`` if there is none."""
+    return tower[-1] if tower else NO_TOWER
+
+
+def tearable(tower: tuple) -> bool:
+    """A tower's top card may be torn down unless the tower is empty or topped by a 0."""
+    return bool(tower) and tower[-1] != 0
+
+
+def sub_multisets(cards: tuple) -> list[tuple]:
+    """Every distinct sub-multiset of a sorted tuple (the empty one included)."""
+    return _sub_multisets(cards)
+
+
+@lru_cache(maxsize=4096)
+def _sub_multisets(cards: tuple) -> list[tuple]:
+    seen = {()}
+    for k in range(1, len(cards) + 1):
+        seen.update(combinations(cards, k))
+    return sorted(seen, key=len)
+
+
+def remove_one(cards: tuple, card: int) -> tuple:
+    """A sorted tuple with one copy of ``card`` removed."""
+    i = cards.index(card)
+    return cards[:i] + cards[i + 1:]
+
+
+def insert_one(cards: tuple, card: int) -> tuple:
+    """A sorted tuple with one more copy of ``card``."""
+    return tuple(sorted(cards + (card,)))
+
+
+def split_by_type(cards: tuple) -> list[tuple]:
+    """Values of a sorted card tuple, grouped per type."""
+    groups: list[list[int]] = [[] for _ in range(NUM_TYPES)]
+    for c in cards:
+        groups[c // NUM_VALUES].append(c % NUM_VALUES)
+    return [tuple(g) for g in groups]
+
+
+# ---------------------------------------------------------------------------
+# Base game: independent per-type chains
+# ---------------------------------------------------------------------------
+
+@lru_cache(maxsize=None)
+def fits(top: int, values: tuple) -> bool:
+    """Can all ``values`` (sorted) be built, in some order, onto a tower whose top is ``top``."""
+    if not values:
+        return True
+    prev = None
+    for i, v in enumerate(values):
+        if v == prev:
+            continue
+        prev = v
+        if (top == NO_TOWER or can_place(top, v)) and fits(v, values[:i] + values[i + 1:]):
+            return True
+    return False
+
+
+@lru_cache(maxsize=None)
+def option_counts(top: int, forced: tuple, optional: tuple) -> int:
+    """Bit ``k`` set iff all ``forced`` values plus some ``k`` of ``optional`` fit onto ``top``."""
+    mask = 0
+    for sub in _sub_multisets(optional):
+        if not (mask >> len(sub)) & 1 and fits(top, tuple(sorted(forced + sub))):
+            mask |= 1 << len(sub)
+    return mask
+
+
+def _add_counts(a: int, b: int) -> int:
+    """Bitmask of sums i + j over bits i of ``a`` and j of ``b``."""
+    out = 0
+    j = 0
+    while b:
+        if b & 1:
+            out |= a << j
+        b >>= 1
+        j += 1
+    return out
+
+
+def teardown_tops(towers: Towers) -> list[tuple[int, tuple]]:
+    """(torn type or -1, effective tops) for no teardown and for each possible teardown."""
+    tops = tuple(top_of(tw) for tw in towers)
+    options = [(-1, tops)]
+    for t, tw in enumerate(towers):
+        if tearable(tw):
+            options.append((t, tops[:t] + (top_of(tw[:-1]),) + tops[t + 1:]))
+    return options
+
+
+def base_counts(tops: tuple, forced: tuple, optional: tuple) -> int:
+    """Bitmask of how many ``optional`` cards can be added to the ``forced`` hand and all built."""
+    f = split_by_type(forced)
+    o = split_by_type(optional)
+    mask = 1
+    for t in range(NUM_TYPES):
+        m = option_counts(tops[t], f[t], o[t])
+        if not m:
+            return 0
+        mask = _add_counts(mask, m)
+    return mask
+
+
+def base_hand_ok(tops: tuple, hand: tuple) -> bool:
+    """Can a hand be built onto towers with these tops (no teardown left to choose)."""
+    for t, values in enumerate(split_by_type(hand)):
+        if values and not fits(tops[t], values):
+            return False
+    return True
+
+
+# ---------------------------------------------------------------------------
+# General search (Great Powers; with ``gp=False`` it plays the base rules)
+# ---------------------------------------------------------------------------
+
+def placements(towers: Towers, card: int, sand_end: int, gp: bool) -> list[tuple[Towers, int, bool]]:
+    """Ways to build ``card``: (new towers, new sand end, placed at bottom)."""
+    t, v = divmod(card, NUM_VALUES)
+    tw = towers[t]
+    out = []
+    if not tw:
+        out.append((towers[:t] + ((v,),) + towers[t + 1:], sand_end, False))
+        return out
+    sand_power = gp and t == SAND
+    if can_place(tw[-1], v) and not (sand_power and sand_end == END_BOTTOM):
+        out.append((towers[:t] + (tw + (v,),) + towers[t + 1:], END_TOP if sand_power else sand_end, False))
+    if sand_power and sand_end != END_TOP and tw[-1] != 0 and can_place(v, tw[0]):
+        out.append((towers[:t] + ((v,) + tw,) + towers[t + 1:], END_BOTTOM, True))
+    return out
+
+
+def build_ok(towers: Towers, hand: tuple, pile: tuple, sand_end: int, pending: bool, gp: bool) -> bool:
+    """Can every card in ``hand`` still be built (``pending``: a recover decision comes first)."""
+    if not gp:
+        return base_hand_ok(tuple(top_of(tw) for tw in towers), hand)
+    if not pending and not any(c // NUM_VALUES == SCRAP for c in hand):
+        return _gp_no_scrap_ok(towers, hand, sand_end)
+    return _gp_build_ok(towers, hand, pile, sand_end, pending)
+
+
+def _gp_no_scrap_ok(towers: Towers, hand: tuple, sand_end: int) -> bool:
+    # Without scrap additions no recover can happen: types are independent again, only the
+    # sand tower needs its own search because of the bottom end.
+    groups = split_by_type(hand)
+    for t, values in enumerate(groups):
+        if not values:
+            continue
+        if t == SAND:
+            if not _sand_ok(towers[SAND], values, sand_end):
+                return False
+        elif not fits(top_of(towers[t]), values):
+            return False
+    return True
+
+
+@lru_cache(maxsize=200_000)
+def _sand_ok(tower: tuple, values: tuple, sand_end: int) -> bool:
+    if not values:
+        return True
+    prev = None
+    for i, v in enumerate(values):
+        if v == prev:
+            continue
+        prev = v
+        rest = values[:i] + values[i + 1:]
+        if not tower:
+            if _sand_ok((v,), rest, sand_end):
+                return True
+            continue
+        if can_place(tower[-1], v) and sand_end != END_BOTTOM and _sand_ok(tower + (v,), rest, END_TOP):
+            return True
+        if sand_end != END_TOP and tower[-1] != 0 and can_place(v, tower[0]) and _sand_ok((v,) + tower, rest, END_BOTTOM):
+            return True
+    return False
+
+
+@lru_cache(maxsize=400_000)
+def _gp_build_ok(towers: Towers, hand: tuple, pile: tuple, sand_end: int, pending: bool) -> bool:
+    if pending:
+        if build_ok(towers, hand, pile, sand_end, False, True):
+            return True
+        prev = None
+        for c in pile:
+            if c == prev:
+                continue
+            prev = c
+            rest = remove_one(pile, c)
+            again = c // NUM_VALUES == SCRAP and bool(rest)
+            for new_towers, new_end, _ in placements(towers, c, sand_end, True):
+                if _gp_build_ok(new_towers, hand, rest, new_end, again):
+                    return True
+        return False
+    if not hand:
+        return True
+    prev = None
+    for c in hand:
+        if c == prev:
+            continue
+        prev = c
+        rest = remove_one(hand, c)
+        again = c // NUM_VALUES == SCRAP and bool(pile)
+        for new_towers, new_end, _ in placements(towers, c, sand_end, True):
+            if build_ok(new_towers, rest, pile, new_end, again, True):
+                return True
+    return False
+
+
+def teardown_options(towers: Towers, pile: tuple) -> list[tuple[int, Towers, tuple]]:
+    """(torn type or -1, towers after, teardown pile after) for each teardown choice."""
+    out = [(-1, towers, pile)]
+    for t, tw in enumerate(towers):
+        if tearable(tw):
+            card = t * NUM_VALUES + tw[-1]
+            out.append((t, towers[:t] + (tw[:-1],) + towers[t + 1:], insert_one(pile, card)))
+    return out
+
+
+def teardown_ok(towers: Towers, hand: tuple, pile: tuple, gp: bool) -> bool:
+    """Before the teardown decision: is there a teardown choice after which ``hand`` can be built."""
+    if not gp:
+        return any(base_hand_ok(tops, hand) for _, tops in teardown_tops(towers))
+    return any(build_ok(tw, hand, p, END_NONE, False, True) for _, tw, p in teardown_options(towers, pile))
+
+
+def pay_tree(towers: Towers, n: int) -> Towers:
+    """Towers after paying ``n`` cards from the top of the tree tower."""
+    tree = towers[TREE]
+    return towers[:TREE] + (tree[:len(tree) - n],) + towers[TREE + 1:]
+
+
+def payable(towers: Towers, gp: bool) -> int:
+    """How many tree cards the player could pay (0 if the tree tower is topped)."""
+    tree = towers[TREE]
+    if not gp or not tree or 0 in tree:
+        return 0
+    return len(tree)
+
+
+def _has_tree(cards: tuple) -> bool:
+    return any(c // NUM_VALUES == TREE for c in cards)
+
+
+@lru_cache(maxsize=200_000)
+def take_ok(towers: Towers, pile: tuple, display: tuple, hand: tuple, need: int, took_tree: bool, gp: bool) -> bool:
+    """Mid-take: can the builder take ``need`` more cards (or stop and pay) and build everything."""
+    if not gp:
+        mask = 0
+        for _, tops in teardown_tops(towers):
+            mask |= base_counts(tops, hand, display)
+        return bool((mask >> need) & 1)
+    can_pay = not took_tree and not _has_tree(hand)
+    h = payable(towers, gp) if can_pay else 0
+    for sub in _sub_multisets(display):
+        k = len(sub)
+        if k > need:
+            break
+        if k < need and (need - k > h or _has_tree(sub)):
+            continue
+        paid = pay_tree(towers, need - k) if k < need else towers
+        if teardown_ok(paid, insert_many(hand, sub), pile, gp):
+            return True
+    return False
+
+
+def insert_many(cards: tuple, more: tuple) -> tuple:
+    """Sorted union of two card tuples."""
+    return tuple(sorted(cards + more)) if more else cards
+
+
+def achievable_bids(towers: Towers, pile: tuple, display: tuple, gp: bool) -> int:
+    """Bitmask of every bid this player could carry out on this display (SPEC §3 legal bids)."""
+    if not gp:
+        mask = 0
+        for _, tops in teardown_tops(towers):
+            mask |= base_counts(tops, (), display)
+        return mask
+    return _gp_bids(towers, pile, display)
+
+
+@lru_cache(maxsize=50_000)
+def _gp_bids(towers: Towers, pile: tuple, display: tuple) -> int:
+    h = payable(towers, True)
+    mask = 0
+    for sub in _sub_multisets(display):
+        k = len(sub)
+        if not (mask >> k) & 1 and teardown_ok(towers, sub, pile, True):
+            mask |= 1 << k
+        if h and not _has_tree(sub):
+            for p in range(1, h + 1):
+                if not (mask >> (k + p)) & 1 and teardown_ok(pay_tree(towers, p), sub, pile, True):
+                    mask |= 1 << (k + p)
+    return mask

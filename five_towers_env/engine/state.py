@@ -1,0 +1,435 @@
+"""The game state and the rules of a round (SPEC §3-§5): ``legal_actions`` / ``apply_action``.
+
+The state is a plain mutable object. All randomness (the reshuffle when the deck first runs
+out) comes from the ``numpy.random.Generator`` handed in at construction. ``apply_action``
+raises :class:`IllegalActionError` for an action that is not legal and then changes nothing.
+"""
+from __future__ import annotations
+
+import copy
+from enum import IntEnum
+
+import numpy as np
+
+from . import actions as A
+from .cards import CARD_NAMES, NUM_TYPES, NUM_VALUES, SCRAP, TREE, TYPES, card_set
+from .lookahead import (
+    END_BOTTOM, END_NONE, END_TOP, achievable_bids, build_ok, insert_one, pay_tree, payable,
+    placements, remove_one, take_ok, teardown_options,
+)
+from .scoring import score_player
+
+VARIANTS: tuple[str, ...] = ("base", "great_powers")
+MIN_PLAYERS, MAX_PLAYERS = 2, 5
+PASSED = -1  # entry of ``bids`` for a player who passed (``None``: not yet had a chance)
+
+
+class Phase(IntEnum):
+    """Whose decision, of which kind, the game waits for."""
+
+    BID = 0
+    TAKE = 1
+    TEARDOWN = 2
+    BUILD = 3
+    RECOVER = 4
+    GAME_OVER = 5
+
+
+PHASE_NAMES: tuple[str, ...] = ("bid", "take", "teardown", "build", "recover", "game_over")
+
+
+class IllegalActionError(ValueError):
+    """Raised by :meth:`GameState.apply_action` for an action the rules do not allow now."""
+
+
+def check_setup(num_players: object, variant: object) -> None:
+    """Raise ``ValueError`` with a clear message for an unsupported player count or variant."""
+    if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
+        raise ValueError(f"num_players must be an integer from {MIN_PLAYERS} to {MAX_PLAYERS}, got {num_players!r}")
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {', '.join(map(repr, VARIANTS))}, got {variant!r}")
+
+
+class GameState:
+    """A game of 5 Towers in progress.
+
+    Public attributes (read them, change them only through ``apply_action``):
+    ``variant``, ``num_players``, ``display`` (sorted tuple of card ids), ``deck`` (list,
+    the top card last: hidden information), ``discard`` (list), ``towers[p]`` (tuple of 5
+    tuples of values, bottom to top), ``piles[p]`` (sorted tuple of torn-down card ids),
+    ``start_player``, ``deck_ran_out``, ``phase``, ``current_player``, ``bids[p]`` (None,
+    ``PASSED`` or the bid), ``high_bid``, ``builder``, ``target`` (the builder's bid),
+    ``hand`` (taken cards not yet built), ``taken``, ``took_tree``, ``paid``, ``torn``
+    (type torn down this round, -1 for none, None before the decision), ``sand_end``.
+    """
+
+    def __init__(self, num_players: int, variant: str, rng: np.random.Generator, *,
+                 deck: list[int], discard: list[int], display: tuple[int, ...],
+                 towers: list[tuple], piles: list[tuple], start_player: int = 0,
+                 deck_ran_out: bool = False) -> None:
+        check_setup(num_players, variant)
+        self.num_players = int(num_players)
+        self.variant = variant
+        self.gp = variant == "great_powers"
+        self.rng = rng
+        self.deck = deck
+        self.discard = discard
+        self.towers = towers
+        self.piles = piles
+        self.start_player = start_player
+        self.deck_ran_out = deck_ran_out
+        self.rounds_played = 0
+        self.display = tuple(sorted(display))
+        self._begin_bidding()
+
+    # -- construction -------------------------------------------------------------------
+
+    @classmethod
+    def new_game(cls, num_players: int = 2, variant: str = "base", rng: np.random.Generator | None = None,
+                 start_player: int = 0) -> "GameState":
+        """A fresh game: the card set shuffled with ``rng``, the first display revealed."""
+        check_setup(num_players, variant)
+        rng = rng if rng is not None else np.random.default_rng()
+        deck = [int(c) for c in rng.permutation(card_set(num_players))]
+        display = tuple(deck.pop() for _ in range(5))
+        empty = tuple(() for _ in range(NUM_TYPES))
+        return cls(num_players, variant, rng, deck=deck, discard=[], display=display,
+                   towers=[empty] * num_players, piles=[()] * num_players, start_player=start_player)
+
+    def clone(self, rng: np.random.Generator | None = None) -> "GameState":
+        """An independent copy; ``rng`` replaces the copy's generator (default: a copy of this one)."""
+        new = copy.copy(self)
+        new.deck = list(self.deck)
+        new.discard = list(self.discard)
+        new.towers = list(self.towers)
+        new.piles = list(self.piles)
+        new.bids = list(self.bids)
+        new._bid_masks = dict(self._bid_masks)
+        new.rng = rng if rng is not None else copy.deepcopy(self.rng)
+        return new
+
+    # -- queries ------------------------------------------------------------------------
+
+    @property
+    def phase_name(self) -> str:
+        """Name of the current phase: bid, take, teardown, build, recover or game_over."""
+        return PHASE_NAMES[self.phase]
+
+    def is_terminal(self) -> bool:
+        """Whether the game is over."""
+        return self.phase == Phase.GAME_OVER
+
+    def ceiling(self, player: int) -> int:
+        """SPEC §3: the highest bid a player may announce this round."""
+        d = len(self.display)
+        if not self.gp:
+            return d
+        non_tree = sum(1 for c in self.display if c // NUM_VALUES != TREE)
+        return max(d, non_tree + payable(self.towers[player], True))
+
+    def bid_mask(self, player: int) -> int:
+        """Bitmask of the bids ``player`` could carry out on this round's display."""
+        mask = self._bid_masks.get(player)
+        if mask is None:
+            mask = achievable_bids(self.towers[player], self.piles[player], self.display, self.gp)
+            self._bid_masks[player] = mask
+        return mask
+
+    def legal_actions(self) -> list[int]:
+        """Sorted ids of the actions the player to act may take (empty once the game is over)."""
+        if self._legal is None:
+            self._legal = _LEGAL[self.phase](self)
+        return self._legal
+
+    def scores(self) -> list[int]:
+        """Each seat's score if the game were scored now (SPEC §4)."""
+        return [score_player(self.towers[p], self.piles[p], self.gp) for p in range(self.num_players)]
+
+    def winners(self) -> list[int]:
+        """Seats sharing the highest score."""
+        s = self.scores()
+        best = max(s)
+        return [p for p, v in enumerate(s) if v == best]
+
+    def returns(self) -> list[float]:
+        """+1 for each winner and -1 for every other seat once the game is over, else zeros."""
+        if not self.is_terminal():
+            return [0.0] * self.num_players
+        w = set(self.winners())
+        return [1.0 if p in w else -1.0 for p in range(self.num_players)]
+
+    # -- transitions --------------------------------------------------------------------
+
+    def apply_action(self, action: int) -> None:
+        """Apply ``action`` for the player to act; raise ``IllegalActionError`` if it is not legal."""
+        legal = self.legal_actions()
+        a = int(action)
+        if a not in legal:
+            raise IllegalActionError(self.illegal_message(a))
+        _APPLY[self.phase](self, a)
+        self._legal = None
+
+    def illegal_message(self, action: int) -> str:
+        """A clear message naming an illegal action and the legal ones."""
+        try:
+            name = repr(A.action_name(action))
+        except ValueError:
+            name = f"id {action!r} (out of range)"
+        if self.is_terminal():
+            return f"illegal action {name}: the game is over"
+        legal = ", ".join(A.action_name(x) for x in self.legal_actions())
+        return (f"illegal action {name} for seat {self.current_player} in phase {self.phase_name}; "
+                f"legal: {legal}")
+
+    # -- bidding ------------------------------------------------------------------------
+
+    def _begin_bidding(self) -> None:
+        self.phase = Phase.BID
+        self.bids: list = [None] * self.num_players
+        self.bid_turn = 0
+        self.high_bid = -1
+        self.builder = -1
+        self.target = 0
+        self.hand: tuple = ()
+        self.taken = 0
+        self.took_tree = False
+        self.paid = 0
+        self.torn = None
+        self.sand_end = END_NONE
+        self.current_player = self.start_player
+        self._bid_masks: dict = {}
+        self._legal = None
+
+    def _legal_bid(self) -> list[int]:
+        p = self.current_player
+        first = self.bid_turn == 0
+        low = 0 if first else self.high_bid + 1
+        mask = self.bid_mask(p) >> low
+        out = [] if first else [A.PASS]
+        n = low
+        while mask:
+            if mask & 1:
+                out.append(A.BID + n)
+            mask >>= 1
+            n += 1
+        return sorted(out)
+
+    def _apply_bid(self, a: int) -> None:
+        p = self.current_player
+        if a == A.PASS:
+            self.bids[p] = PASSED
+        else:
+            self.bids[p] = self.high_bid = a - A.BID
+            self.builder = p
+        self.bid_turn += 1
+        n = self.num_players
+        remaining = [(self.start_player + i) % n for i in range(self.bid_turn, n)]
+        if remaining and any(self.high_bid < self.ceiling(q) for q in remaining):
+            self.current_player = remaining[0]
+            return
+        if self.high_bid == 0:  # all pass on 0 (SPEC §3)
+            self._end_round(next_start=self.start_player)
+            return
+        self.target = self.high_bid
+        self.phase = Phase.TAKE
+        self.current_player = self.builder
+
+    # -- taking -------------------------------------------------------------------------
+
+    def _legal_take(self) -> list[int]:
+        p = self.builder
+        towers, pile = self.towers[p], self.piles[p]
+        need = self.target - self.taken
+        out = []
+        prev = None
+        for c in self.display:
+            if c == prev:
+                continue
+            prev = c
+            tree = self.took_tree or c // NUM_VALUES == TREE
+            if take_ok(towers, pile, remove_one(self.display, c), insert_one(self.hand, c), need - 1, tree, self.gp):
+                out.append(A.TAKE + c)
+        if self._can_stop() and _teardown_any(pay_tree(towers, need), self.hand, pile, self.gp):
+            out.append(A.STOP)
+        return out
+
+    def _can_stop(self) -> bool:
+        need = self.target - self.taken
+        return self.gp and 0 < need <= payable(self.towers[self.builder], True) and not self.took_tree
+
+    def _apply_take(self, a: int) -> None:
+        if a == A.STOP:
+            self._pay(self.target - self.taken)
+            self.phase = Phase.TEARDOWN
+            return
+        c = a - A.TAKE
+        self.display = remove_one(self.display, c)
+        self.hand = insert_one(self.hand, c)
+        self.taken += 1
+        self.took_tree = self.took_tree or c // NUM_VALUES == TREE
+        if self.taken == self.target:
+            self.phase = Phase.TEARDOWN
+
+    def _pay(self, n: int) -> None:
+        p = self.builder
+        tree = self.towers[p][TREE]
+        self.discard.extend(TREE * NUM_VALUES + v for v in reversed(tree[len(tree) - n:]))
+        self.towers[p] = pay_tree(self.towers[p], n)
+        self.paid = n
+
+    # -- teardown -----------------------------------------------------------------------
+
+    def _legal_teardown(self) -> list[int]:
+        p = self.builder
+        out = []
+        for t, towers, pile in teardown_options(self.towers[p], self.piles[p]):
+            if build_ok(towers, self.hand, pile, END_NONE, False, self.gp):
+                out.append(A.NO_TEARDOWN if t < 0 else A.TEARDOWN + t)
+        return sorted(out)
+
+    def _apply_teardown(self, a: int) -> None:
+        p = self.builder
+        if a == A.NO_TEARDOWN:
+            self.torn = -1
+        else:
+            t = a - A.TEARDOWN
+            tw = self.towers[p][t]
+            self.towers[p] = self.towers[p][:t] + (tw[:-1],) + self.towers[p][t + 1:]
+            self.piles[p] = insert_one(self.piles[p], t * NUM_VALUES + tw[-1])
+            self.torn = t
+        self.phase = Phase.BUILD
+        self._after_build_step()
+
+    # -- building and recovering --------------------------------------------------------
+
+    def _legal_build(self) -> list[int]:
+        p = self.builder
+        towers, pile = self.towers[p], self.piles[p]
+        out = []
+        prev = None
+        for c in self.hand:
+            if c == prev:
+                continue
+            prev = c
+            rest = remove_one(self.hand, c)
+            again = self.gp and c // NUM_VALUES == SCRAP and bool(pile)
+            for new_towers, end, bottom in placements(towers, c, self.sand_end, self.gp):
+                if build_ok(new_towers, rest, pile, end, again, self.gp):
+                    out.append(A.build_action(c, bottom))
+        return sorted(out)
+
+    def _legal_recover(self) -> list[int]:
+        p = self.builder
+        towers, pile = self.towers[p], self.piles[p]
+        out = []
+        if build_ok(towers, self.hand, pile, self.sand_end, False, True):
+            out.append(A.NO_RECOVER)
+        prev = None
+        for c in pile:
+            if c == prev:
+                continue
+            prev = c
+            rest = remove_one(pile, c)
+            again = c // NUM_VALUES == SCRAP and bool(rest)
+            for new_towers, end, bottom in placements(towers, c, self.sand_end, True):
+                if build_ok(new_towers, self.hand, rest, end, again, True):
+                    out.append(A.recover_action(c, bottom))
+        return sorted(out)
+
+    def _place(self, card: int, bottom: bool) -> None:
+        p = self.builder
+        for new_towers, end, at_bottom in placements(self.towers[p], card, self.sand_end, self.gp):
+            if at_bottom == bottom:
+                self.towers[p] = new_towers
+                self.sand_end = end
+                return
+        raise AssertionError("a legal build has a placement")  # pragma: no cover
+
+    def _apply_build(self, a: int) -> None:
+        bottom = a >= A.BUILD_BOTTOM
+        c = (a - A.BUILD_BOTTOM + 4 * NUM_VALUES) if bottom else a - A.BUILD
+        self.hand = remove_one(self.hand, c)
+        self._place(c, bottom)
+        self._after_addition(c)
+
+    def _apply_recover(self, a: int) -> None:
+        if a == A.NO_RECOVER:
+            self.phase = Phase.BUILD
+            self._after_build_step()
+            return
+        bottom = a >= A.RECOVER_BOTTOM
+        c = (a - A.RECOVER_BOTTOM + 4 * NUM_VALUES) if bottom else a - A.RECOVER
+        p = self.builder
+        self.piles[p] = remove_one(self.piles[p], c)
+        self._place(c, bottom)
+        self._after_addition(c)
+
+    def _after_addition(self, card: int) -> None:
+        if self.gp and card // NUM_VALUES == SCRAP and self.piles[self.builder]:
+            self.phase = Phase.RECOVER
+            return
+        self.phase = Phase.BUILD
+        self._after_build_step()
+
+    def _after_build_step(self) -> None:
+        if not self.hand:
+            self._end_round(next_start=(self.builder + 1) % self.num_players)
+
+    # -- end of round -------------------------------------------------------------------
+
+    def _end_round(self, next_start: int) -> None:
+        self.discard.extend(self.display)
+        self.display = ()
+        self.start_player = next_start
+        self.rounds_played += 1
+        if not self.deck:
+            if self.deck_ran_out:
+                return self._game_over()
+            self.deck_ran_out = True
+            self.deck = [int(c) for c in self.rng.permutation(self.discard)]
+            self.discard = []
+            if not self.deck:
+                return self._game_over()
+        k = min(5, len(self.deck))
+        self.display = tuple(sorted(self.deck.pop() for _ in range(k)))
+        self._begin_bidding()
+
+    def _game_over(self) -> None:
+        self._begin_bidding()
+        self.phase = Phase.GAME_OVER
+        self.current_player = -1
+        self._legal = []
+
+    # -- debugging ----------------------------------------------------------------------
+
+    def __repr__(self) -> str:
+        return (f"GameState({self.variant}, {self.num_players} players, phase={self.phase_name}, "
+                f"to_act={self.current_player}, display={[CARD_NAMES[c] for c in self.display]})")
+
+    def tower_names(self, player: int) -> dict[str, list[int]]:
+        """A player's towers as ``{type: [values bottom to top]}``, empty towers left out."""
+        return {TYPES[t]: list(tw) for t, tw in enumerate(self.towers[player]) if tw}
+
+
+def _teardown_any(towers: tuple, hand: tuple, pile: tuple, gp: bool) -> bool:
+    return any(build_ok(tw, hand, p, END_NONE, False, gp) for _, tw, p in teardown_options(towers, pile))
+
+
+_LEGAL = {
+    Phase.BID: GameState._legal_bid,
+    Phase.TAKE: GameState._legal_take,
+    Phase.TEARDOWN: GameState._legal_teardown,
+    Phase.BUILD: GameState._legal_build,
+    Phase.RECOVER: GameState._legal_recover,
+    Phase.GAME_OVER: lambda s: [],
+}
+_APPLY = {
+    Phase.BID: GameState._apply_bid,
+    Phase.TAKE: GameState._apply_take,
+    Phase.TEARDOWN: GameState._apply_teardown,
+    Phase.BUILD: GameState._apply_build,
+    Phase.RECOVER: GameState._apply_recover,
+}
+
+__all__ = ["GameState", "Phase", "PHASE_NAMES", "VARIANTS", "PASSED", "IllegalActionError", "check_setup",
+           "END_NONE", "END_TOP", "END_BOTTOM"]
