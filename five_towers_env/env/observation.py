@@ -87,12 +87,16 @@ _O = {name: start for name, (start, _) in OFFSETS.items()}
 
 
 def layout_table() -> str:
-    """The layout as a Markdown table (used in the README)."""
+    """The layout as a Markdown table (the README shows it; a test keeps the two equal)."""
     rows = ["| offset | size | piece | meaning |", "|---:|---:|---|---|"]
-    rows += [f"| {OFFSETS[n][0]} | {k} | `{n}` | {d} |" for n, k, d in pieces()
-             if not n.startswith(("seat1", "seat2", "seat3", "seat4"))]
+    rows += [f"| {OFFSETS[n][0]} | {k} | `{n}` | {d} |" for n, k, d in GLOBAL_PIECES]
+    rows += [f"| {OFFSETS['seat0.' + n][0]} | {k} | `seat0.{n}` | {d} |" for n, k, d in SEAT_PIECES]
+    rows += [f"| {OFFSETS['seat0.candy.' + n][0]} | {k} | `seat0.TYPE.{n}` | {d} |" for n, k, d in TOWER_PIECES]
+    rows.append(f"| | | | `TYPE` = candy, scary, tree, scrap, sand: the same {TOWER_SIZE} values per type, "
+                f"candy first, each type {TOWER_SIZE} further on |")
     rows.append(f"| {_O['seat1.present']} | {4 * SEAT_SIZE} | `seat1..seat4.*` | the same {SEAT_SIZE} values for the "
                 "seats 1..4 to the observer's left (zeros for seats not in the game) |")
+    rows.append(f"| | **{OBS_SIZE}** | | total |")
     return "\n".join(rows)
 
 
