@@ -61,12 +61,13 @@ def insert_one(cards: tuple, card: int) -> tuple:
     return tuple(sorted(cards + (card,)))
 
 
-def split_by_type(cards: tuple) -> list[tuple]:
-    """Values of a sorted card tuple, grouped per type."""
+@lru_cache(maxsize=200_000)
+def split_by_type(cards: tuple) -> tuple:
+    """Values of a sorted card tuple, grouped per type (memoised: hands and displays recur)."""
     groups: list[list[int]] = [[] for _ in range(NUM_TYPES)]
     for c in cards:
         groups[c // NUM_VALUES].append(c % NUM_VALUES)
-    return [tuple(g) for g in groups]
+    return tuple(tuple(g) for g in groups)
 
 
 # ---------------------------------------------------------------------------
@@ -98,6 +99,7 @@ def option_counts(top: int, forced: tuple, optional: tuple) -> int:
     return mask
 
 
+@lru_cache(maxsize=None)
 def _add_counts(a: int, b: int) -> int:
     """Bitmask of sums i + j over bits i of ``a`` and j of ``b``."""
     out = 0
@@ -110,12 +112,16 @@ def _add_counts(a: int, b: int) -> int:
     return out
 
 
-def teardown_tops(towers: Towers) -> list[tuple[int, tuple]]:
-    """(torn type or -1, effective tops) for no teardown and for each possible teardown."""
+def teardown_tops(towers: Towers, relevant: tuple | None = None) -> list[tuple[int, tuple]]:
+    """(torn type or -1, effective tops) for no teardown and for each possible teardown.
+
+    With ``relevant`` (per-type value groups of the cards in play) a teardown of a type with no
+    card in play is left out: in the base game it changes nothing that could be built.
+    """
     tops = tuple(top_of(tw) for tw in towers)
     options = [(-1, tops)]
     for t, tw in enumerate(towers):
-        if tearable(tw):
+        if tearable(tw) and (relevant is None or relevant[t]):
             options.append((t, tops[:t] + (top_of(tw[:-1]),) + tops[t + 1:]))
     return options
 
@@ -131,6 +137,52 @@ def base_counts(tops: tuple, forced: tuple, optional: tuple) -> int:
             return 0
         mask = _add_counts(mask, m)
     return mask
+
+
+def _in_play(hand: tuple, display: tuple) -> tuple:
+    h, d = split_by_type(hand), split_by_type(display)
+    return tuple(a or b for a, b in zip(h, d))
+
+
+@lru_cache(maxsize=200_000)
+def _counts_with(top: int, forced: tuple, optional: tuple) -> tuple:
+    """((v, bitmask), ...): for each distinct optional value v, the counts of optional cards
+    (v included) that can join ``forced`` and all be built onto ``top``."""
+    out = []
+    prev = None
+    for i, v in enumerate(optional):
+        if v == prev:
+            continue
+        prev = v
+        m = option_counts(top, tuple(sorted(forced + (v,))), optional[:i] + optional[i + 1:])
+        if m:
+            out.append((v, m << 1))
+    return tuple(out)
+
+
+def base_takes(towers: Towers, hand: tuple, display: tuple, need: int) -> set[int]:
+    """Base game, mid-take with ``need`` cards still to take: the display cards whose taking
+    leaves a way to take the rest and build everything."""
+    h, d = split_by_type(hand), split_by_type(display)
+    legal: set[int] = set()
+    distinct = len(set(display))
+    for _, tops in teardown_tops(towers, _in_play(hand, display)):
+        masks = [option_counts(tops[t], h[t], d[t]) for t in range(NUM_TYPES)]
+        for t in range(NUM_TYPES):
+            if not d[t]:
+                continue
+            others = 1
+            for u in range(NUM_TYPES):
+                if u != t:
+                    others = _add_counts(others, masks[u])
+            if not others:
+                continue
+            for v, m in _counts_with(tops[t], h[t], d[t]):
+                if (_add_counts(others, m) >> need) & 1:
+                    legal.add(t * NUM_VALUES + v)
+        if len(legal) == distinct:
+            break
+    return legal
 
 
 def base_hand_ok(tops: tuple, hand: tuple) -> bool:
@@ -250,7 +302,7 @@ def teardown_options(towers: Towers, pile: tuple) -> list[tuple[int, Towers, tup
 def teardown_ok(towers: Towers, hand: tuple, pile: tuple, gp: bool) -> bool:
     """Before the teardown decision: is there a teardown choice after which ``hand`` can be built."""
     if not gp:
-        return any(base_hand_ok(tops, hand) for _, tops in teardown_tops(towers))
+        return any(base_hand_ok(tops, hand) for _, tops in teardown_tops(towers, split_by_type(hand)))
     return any(build_ok(tw, hand, p, END_NONE, False, True) for _, tw, p in teardown_options(towers, pile))
 
 
@@ -277,7 +329,7 @@ def take_ok(towers: Towers, pile: tuple, display: tuple, hand: tuple, need: int,
     """Mid-take: can the builder take ``need`` more cards (or stop and pay) and build everything."""
     if not gp:
         mask = 0
-        for _, tops in teardown_tops(towers):
+        for _, tops in teardown_tops(towers, _in_play(hand, display)):
             mask |= base_counts(tops, hand, display)
         return bool((mask >> need) & 1)
     can_pay = not took_tree and not _has_tree(hand)
@@ -302,11 +354,25 @@ def insert_many(cards: tuple, more: tuple) -> tuple:
 def achievable_bids(towers: Towers, pile: tuple, display: tuple, gp: bool) -> int:
     """Bitmask of every bid this player could carry out on this display (SPEC §3 legal bids)."""
     if not gp:
-        mask = 0
-        for _, tops in teardown_tops(towers):
-            mask |= base_counts(tops, (), display)
-        return mask
+        return (1 << (_base_max_bid(towers, display) + 1)) - 1
     return _gp_bids(towers, pile, display)
+
+
+def _base_max_bid(towers: Towers, display: tuple) -> int:
+    # Per type, the buildable subsets of the display are closed under dropping the card built
+    # last, so each type contributes 0..a_T cards (a_T with its top torn down: b_T) and the
+    # bids that can be carried out are exactly 0..max(sum a, sum a - a_X + b_X).
+    total = 0
+    gain = 0
+    for t, values in enumerate(split_by_type(display)):
+        if not values:
+            continue
+        tw = towers[t]
+        a = option_counts(top_of(tw), (), values).bit_length() - 1
+        total += a
+        if tearable(tw):
+            gain = max(gain, option_counts(top_of(tw[:-1]), (), values).bit_length() - 1 - a)
+    return total + gain
 
 
 @lru_cache(maxsize=50_000)

@@ -15,7 +15,7 @@ from . import actions as A
 from .cards import CARD_NAMES, NUM_TYPES, NUM_VALUES, SCRAP, TREE, TYPES, card_set
 from .lookahead import (
     END_BOTTOM, END_NONE, END_TOP, achievable_bids, build_ok, insert_one, pay_tree, payable,
-    placements, remove_one, take_ok, teardown_options,
+    base_takes, placements, remove_one, take_ok, teardown_options,
 )
 from .scoring import score_player
 
@@ -240,6 +240,8 @@ class GameState:
         p = self.builder
         towers, pile = self.towers[p], self.piles[p]
         need = self.target - self.taken
+        if not self.gp:
+            return [A.TAKE + c for c in sorted(base_takes(towers, self.hand, self.display, need))]
         out = []
         prev = None
         for c in self.display:

@@ -145,9 +145,12 @@ def _seat_static(towers: tuple, pile: tuple, gp: bool) -> np.ndarray:
     return block
 
 
-def _counts(out: np.ndarray, at: int, cards) -> None:
-    for c in cards:
-        out[at + c] += 1.0
+_PHASE, _VARIANT, _NPLAYERS = _O["phase"], _O["variant"], _O["num_players"]
+_TO_ACT, _START, _BUILDER = _O["to_act"], _O["start_player"], _O["builder"]
+_CARDS = _O["display"]  # display, hand, discard and unseen: four consecutive 80-count pieces
+_DECK, _ROUND, _TORN, _SAND, _RECOVER = _O["deck"], _O["round"], _O["teardown_choice"], _O["sand_end"], _O["recover_pending"]
+_CARD_PIECES = 4 * NUM_CARD_IDS
+assert _O["hand"] == _CARDS + NUM_CARD_IDS and _O["unseen"] == _CARDS + 3 * NUM_CARD_IDS
 
 
 def encode(state: GameState, observer: int, cache: SeatCache | None = None) -> np.ndarray:
@@ -155,35 +158,35 @@ def encode(state: GameState, observer: int, cache: SeatCache | None = None) -> n
     cache = cache or _DEFAULT_CACHE
     n = state.num_players
     out = np.zeros(OBS_SIZE, dtype=np.float32)
-    rel = lambda p: (p - observer) % n  # noqa: E731
-    out[_O["phase"] + int(state.phase)] = 1.0
-    out[_O["variant"] + int(state.gp)] = 1.0
-    out[_O["num_players"] + n - 2] = 1.0
+    out[_PHASE + int(state.phase)] = 1.0
+    out[_VARIANT + int(state.gp)] = 1.0
+    out[_NPLAYERS + n - 2] = 1.0
     if state.current_player >= 0:
-        out[_O["to_act"] + rel(state.current_player)] = 1.0
-    out[_O["start_player"] + rel(state.start_player)] = 1.0
+        out[_TO_ACT + (state.current_player - observer) % n] = 1.0
+    out[_START + (state.start_player - observer) % n] = 1.0
     if state.builder >= 0:
-        out[_O["builder"] + rel(state.builder)] = 1.0
-    _counts(out, _O["display"], state.display)
-    _counts(out, _O["hand"], state.hand)
-    _counts(out, _O["discard"], state.discard)
-    _counts(out, _O["unseen"], state.deck)
-    o = _O["deck"]
-    out[o] = len(state.deck) / 110.0
-    out[o + 1] = float(state.deck_ran_out)
-    o = _O["round"]
+        out[_BUILDER + (state.builder - observer) % n] = 1.0
+    # one bincount over the four card-count pieces (display, hand, discard, unseen) at once
+    ids = [c for c in state.display]
+    ids += [NUM_CARD_IDS + c for c in state.hand]
+    ids += [2 * NUM_CARD_IDS + c for c in state.discard]
+    ids += [3 * NUM_CARD_IDS + c for c in state.deck]
+    out[_CARDS:_CARDS + _CARD_PIECES] = np.bincount(ids, minlength=_CARD_PIECES)
+    out[_DECK] = len(state.deck) / 110.0
+    out[_DECK + 1] = float(state.deck_ran_out)
     if state.high_bid >= 0:
-        out[o] = 1.0
-        out[o + 1] = state.high_bid / MAX_BID
-    out[o + 2] = state.target / MAX_BID
-    out[o + 3] = state.taken / MAX_BID
-    out[o + 4] = state.paid / MAX_BID
-    out[o + 5] = float(state.took_tree)
-    out[_O["teardown_choice"] + (0 if state.torn is None else state.torn + 2)] = 1.0
-    out[_O["sand_end"] + state.sand_end] = 1.0
-    out[_O["recover_pending"]] = float(state.phase == Phase.RECOVER)
+        out[_ROUND] = 1.0
+        out[_ROUND + 1] = state.high_bid / MAX_BID
+    out[_ROUND + 2] = state.target / MAX_BID
+    out[_ROUND + 3] = state.taken / MAX_BID
+    out[_ROUND + 4] = state.paid / MAX_BID
+    out[_ROUND + 5] = float(state.took_tree)
+    out[_TORN + (0 if state.torn is None else state.torn + 2)] = 1.0
+    out[_SAND + state.sand_end] = 1.0
+    out[_RECOVER] = float(state.phase == Phase.RECOVER)
+    live = state.phase != Phase.GAME_OVER
     for p in range(n):
-        o = GLOBAL_SIZE + rel(p) * SEAT_SIZE
+        o = GLOBAL_SIZE + ((p - observer) % n) * SEAT_SIZE
         out[o] = 1.0
         b = state.bids[p]
         if b is None:
@@ -193,7 +196,7 @@ def encode(state: GameState, observer: int, cache: SeatCache | None = None) -> n
         else:
             out[o + 3] = 1.0
             out[o + 4] = b / MAX_BID
-        if state.phase != Phase.GAME_OVER:
+        if live:
             out[o + 5] = state.ceiling(p) / MAX_BID
         out[o + 6] = payable(state.towers[p], state.gp) / MAX_BID
         out[o + _SCORE_AT:o + SEAT_SIZE] = cache.get(state.towers[p], state.piles[p], state.gp)

@@ -1,0 +1,8 @@
+"""Evaluating agents: seeded, seat-rotated matches (:func:`evaluate`) and round-robin tournaments
+(:func:`round_robin`) with Wilson confidence intervals, Elo and (optionally) OpenSkill ratings."""
+from .match import AgentSpec, EvaluationResult, evaluate, parse_agent_spec, resolve_specs, seat_lineup
+from .stats import bradley_terry, elo_ratings, wilson_interval
+from .tournament import TournamentResult, round_robin
+
+__all__ = ["AgentSpec", "EvaluationResult", "TournamentResult", "evaluate", "round_robin", "parse_agent_spec",
+           "resolve_specs", "seat_lineup", "wilson_interval", "bradley_terry", "elo_ratings"]

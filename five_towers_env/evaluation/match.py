@@ -1,0 +1,486 @@
+"""Seeded, seat-rotated matches between agents, run in parallel, summarised with confidence intervals.
+
+``evaluate(["heuristic", "random"], num_games=1000, num_players=2, seed=0, workers=4)`` plays 1000
+games and reports, for each agent, its games, wins, win rate with a 95% Wilson interval, mean score,
+mean score margin and mean thinking time per move.
+
+Conventions (shared with :mod:`five_towers_env.evaluation.tournament`):
+
+* **Agent specs.** A registry name (``"random"``), a name with keyword settings
+  (``"mcts:simulations=100,c=1.4"``; values are Python literals, else strings), a
+  ``(name, kwargs)`` pair, an :class:`AgentSpec`, or a *factory*: any callable returning an
+  :class:`~five_towers_env.agents.base.Agent`, called as ``factory(seed=...)`` (or ``factory()``
+  if it takes no ``seed``). Agents are rebuilt for every game with a seed derived from the run seed,
+  so a factory must be a top-level (picklable) function or class to be used with ``workers > 1``.
+* **Seat rotation.** With ``k`` agents and ``p`` seats, game ``i`` puts agent ``(s + i) mod k`` in
+  seat ``s``. Over every ``k`` consecutive games each agent sits in each seat exactly once, so seats
+  are balanced when ``num_games`` is a multiple of ``k`` (a warning says otherwise). With fewer
+  agents than seats the agents are repeated (2 agents, 4 seats: A B A B / B A B A), and statistics
+  are per *seat-game* (an agent sitting twice in a game counts twice). With more agents than seats
+  each game seats ``p`` of them (A B / B C / C A).
+* **Seeds.** Game ``i``'s deal seed is derived from ``(seed, i // k)`` when ``paired=True`` (the
+  default: the ``k`` rotations of a cycle replay the same shuffle, duplicate-bridge style, which
+  cancels much of the luck of the deal) or from ``(seed, i)`` when ``paired=False``; the agents'
+  seeds are derived from ``(seed, i, seat)``. Results (everything except timings) are therefore
+  identical for any ``workers``.
+* **Wins.** The winners are the seats sharing the top score; a ``j``-way shared win counts as
+  ``1/j`` of a win for each, so the wins of a game add up to 1 and a field of equal agents has an
+  expected win rate of ``1 / players``. The Wilson interval is computed on that fractional rate.
+* **Margin** is own score minus the best score among the other seats (the environment's
+  ``reward="margin"``).
+* **Seconds per move** is agent thinking time over the decisions it was asked (forced single-choice
+  decisions are applied by the environment and not counted).
+"""
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+import math
+import os
+import sys
+import time
+import warnings
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence, Union
+
+import numpy as np
+
+from ..agents.base import Agent
+from ..agents.registry import AGENTS, make_agent
+from ..engine.state import check_setup
+from ..play import play_game
+from .report import fmt_ci, text_table, write_csv, write_json, write_text
+from .stats import wilson_interval
+
+AgentFactory = Callable[..., Agent]
+#: what ``evaluate`` and ``round_robin`` accept for an agent
+AgentSpecLike = Union[str, "AgentSpec", tuple, AgentFactory]
+
+
+# -- agent specs ------------------------------------------------------------------------------
+
+def _parse_value(text: str) -> Any:
+    text = text.strip()
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        low = text.lower()
+        if low in ("true", "false"):
+            return low == "true"
+        if low in ("none", "null"):
+            return None
+        return text
+
+
+def _call_factory(factory: Callable[..., Agent], seed: int | None, kwargs: dict[str, Any]) -> Agent:
+    try:
+        params = inspect.signature(factory).parameters.values()
+        takes_seed = any(p.name == "seed" or p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
+    except (TypeError, ValueError):
+        takes_seed = True
+    return factory(seed=seed, **kwargs) if takes_seed else factory(**kwargs)
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """How to build one agent: a registry ``name`` with ``kwargs``, or a ``factory``; ``label`` names it in reports."""
+
+    label: str
+    name: str | None = None
+    kwargs: tuple[tuple[str, Any], ...] = ()
+    factory: Callable[..., Agent] | None = None
+
+    def build(self, seed: int | None = None) -> Agent:
+        """A fresh agent seeded with ``seed``."""
+        if self.factory is not None:
+            return _call_factory(self.factory, seed, dict(self.kwargs))
+        kwargs = dict(self.kwargs)
+        if "name" in kwargs:  # make_agent's own first parameter is called ``name``
+            module, cls = AGENTS[self.name].split(":")
+            return getattr(importlib.import_module(module), cls)(seed=seed, **kwargs)
+        return make_agent(self.name, seed=seed, **kwargs)
+
+
+def parse_agent_spec(text: str) -> AgentSpec:
+    """``"name"`` or ``"name:key=value,key=value"`` -> :class:`AgentSpec` (values parsed as Python literals)."""
+    name, _, rest = text.strip().partition(":")
+    name = name.strip()
+    if name not in AGENTS:
+        raise ValueError(f"unknown agent {name!r}; known: {', '.join(AGENTS)}")
+    kwargs: list[tuple[str, Any]] = []
+    for item in filter(None, (p.strip() for p in rest.split(","))):
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip().isidentifier():
+            raise ValueError(f"bad agent setting {item!r} in {text!r}; expected name:key=value,key=value")
+        kwargs.append((key.strip(), _parse_value(value)))
+    return AgentSpec(label=text.strip(), name=name, kwargs=tuple(kwargs))
+
+
+def _factory_label(factory: Any) -> str:
+    for attr in ("label", "name", "__name__"):
+        value = getattr(factory, attr, None)
+        if isinstance(value, str) and value:
+            return value
+    func = getattr(factory, "func", None)  # functools.partial
+    if func is not None:
+        return _factory_label(func)
+    return type(factory).__name__
+
+
+def to_spec(spec: Any) -> AgentSpec:
+    """Any accepted agent spec (see the module docstring) as an :class:`AgentSpec`."""
+    if isinstance(spec, AgentSpec):
+        return spec
+    if isinstance(spec, str):
+        return parse_agent_spec(spec)
+    if isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[0], str) and isinstance(spec[1], dict):
+        name, kwargs = spec
+        base = parse_agent_spec(name)
+        items = tuple(base.kwargs) + tuple(kwargs.items())
+        label = base.name + (":" + ",".join(f"{k}={v!r}" for k, v in items) if items else "")
+        return AgentSpec(label=label, name=base.name, kwargs=items)
+    if callable(spec) and (isinstance(spec, type) or not hasattr(spec, "act")):
+        return AgentSpec(label=_factory_label(spec), factory=spec)
+    raise TypeError(f"cannot use {spec!r} as an agent spec: give a registry name ('mcts:simulations=100'), "
+                    "a (name, kwargs) pair, an AgentSpec or a factory (a callable returning an Agent); "
+                    "agent instances are not accepted because every game needs a freshly seeded agent")
+
+
+def resolve_specs(specs: Iterable[Any]) -> list[AgentSpec]:
+    """Specs as :class:`AgentSpec` objects with unique labels (repeats get ``#2``, ``#3``...)."""
+    out: list[AgentSpec] = []
+    seen: dict[str, int] = {}
+    for spec in specs:
+        s = to_spec(spec)
+        seen[s.label] = seen.get(s.label, 0) + 1
+        if seen[s.label] > 1:
+            s = AgentSpec(label=f"{s.label}#{seen[s.label]}", name=s.name, kwargs=s.kwargs, factory=s.factory)
+        out.append(s)
+    if not out:
+        raise ValueError("no agents given")
+    return out
+
+
+# -- seeds and seat rotation ------------------------------------------------------------------
+
+def derive_seed(*keys: int) -> int:
+    """A 63-bit seed derived deterministically from non-negative integer ``keys``."""
+    return int(np.random.SeedSequence([int(k) for k in keys]).generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
+def seat_lineup(index: int, num_agents: int, num_players: int) -> tuple[int, ...]:
+    """Agent index in each seat for game ``index``: seat ``s`` gets agent ``(s + index) mod num_agents``."""
+    r = index % num_agents
+    return tuple((s + r) % num_agents for s in range(num_players))
+
+
+@dataclass(frozen=True)
+class GameJob:
+    """One game to play: which spec sits in each seat and the seeds to use."""
+
+    index: int                     # game number within its group
+    group: int                     # group (pairing) number; 0 for a plain evaluation
+    lineup: tuple[int, ...]        # spec index per seat
+    deal_seed: int
+    agent_seeds: tuple[int, ...]   # per seat
+
+
+def make_jobs(agent_ids: Sequence[int], num_games: int, num_players: int, seed: int, key: Sequence[int] = (),
+              paired: bool = True, group: int = 0) -> list[GameJob]:
+    """Seat-rotated, seeded jobs for ``num_games`` games among the specs ``agent_ids``."""
+    if seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed}")
+    k = len(agent_ids)
+    jobs = []
+    for i in range(num_games):
+        lineup = tuple(agent_ids[j] for j in seat_lineup(i, k, num_players))
+        deal = derive_seed(seed, *key, 0, i // k if paired else i)
+        agent_seeds = tuple(derive_seed(seed, *key, 1, i, s) for s in range(num_players))
+        jobs.append(GameJob(i, group, lineup, deal, agent_seeds))
+    return jobs
+
+
+# -- playing ----------------------------------------------------------------------------------
+
+class TimedAgent:
+    """Wraps an agent, counting its decisions and the seconds it spends choosing."""
+
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+        self.name = getattr(agent, "name", type(agent).__name__)
+        self.moves = 0
+        self.seconds = 0.0
+
+    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
+        t = time.perf_counter()
+        action = self.agent.act(observation, info)
+        self.seconds += time.perf_counter() - t
+        self.moves += 1
+        return action
+
+
+def play_job(specs: Sequence[AgentSpec], variant: str, job: GameJob) -> dict[str, Any]:
+    """Play one job; return its record (scores, winners, win shares, margins, steps, timing)."""
+    agents = [TimedAgent(specs[a].build(job.agent_seeds[s])) for s, a in enumerate(job.lineup)]
+    t0 = time.perf_counter()
+    result = play_game(agents, variant=variant, seed=job.deal_seed)
+    wall = time.perf_counter() - t0
+    scores = [int(x) for x in result["scores"]]
+    winners = [int(w) for w in result["winners"]]
+    share = [1.0 / len(winners) if s in winners else 0.0 for s in range(len(scores))]
+    margins = [sc - max(scores[:s] + scores[s + 1:]) for s, sc in enumerate(scores)]
+    return {"group": job.group, "game": job.index, "deal_seed": job.deal_seed, "lineup": list(job.lineup),
+            "scores": scores, "winners": winners, "win_share": share, "margins": margins,
+            "steps": int(result["steps"]), "moves": [a.moves for a in agents],
+            "think_seconds": [a.seconds for a in agents], "wall_seconds": wall}
+
+
+def _play_chunk(specs: Sequence[AgentSpec], variant: str, jobs: Sequence[GameJob]) -> list[dict[str, Any]]:
+    # top level, so 'spawn' workers can import it
+    return [play_job(specs, variant, job) for job in jobs]
+
+
+class _Progress:
+    """tqdm when installed, else a plain counter on stderr (at most ~2 updates a second)."""
+
+    def __init__(self, total: int, desc: str, enabled: bool) -> None:
+        self.total, self.desc, self.n = total, desc, 0
+        self.bar = None
+        self.enabled = enabled
+        self._last = 0.0
+        if not enabled:
+            return
+        try:
+            from tqdm import tqdm
+        except ImportError:
+            self._print(force=True)
+        else:
+            self.bar = tqdm(total=total, desc=desc, unit="game", file=sys.stderr, dynamic_ncols=True)
+
+    def _print(self, force: bool = False) -> None:
+        if sys.stderr.isatty():  # one line, rewritten at most twice a second
+            now = time.monotonic()
+            if force or now - self._last >= 0.5:
+                self._last = now
+                sys.stderr.write(f"\r{self.desc}: {self.n}/{self.total} games")
+                sys.stderr.flush()
+        else:  # a log: a line per 10%
+            step = self.n * 10 // max(self.total, 1)
+            if force or step > self._last:
+                self._last = step
+                sys.stderr.write(f"{self.desc}: {self.n}/{self.total} games\n")
+                sys.stderr.flush()
+
+    def update(self, n: int) -> None:
+        self.n += n
+        if self.bar is not None:
+            self.bar.update(n)
+        elif self.enabled:
+            self._print(force=self.n >= self.total)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+        elif self.enabled and sys.stderr.isatty():
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+def resolve_workers(workers: int | None) -> int:
+    """``None`` or ``<= 0`` means every CPU."""
+    if workers is None or workers <= 0:
+        return os.cpu_count() or 1
+    return int(workers)
+
+
+def run_jobs(specs: Sequence[AgentSpec], variant: str, jobs: Sequence[GameJob], workers: int | None = 1,
+             progress: bool = True, desc: str = "games", chunk_size: int | None = None) -> list[dict[str, Any]]:
+    """Play ``jobs`` (in this process when ``workers == 1``, else over a 'spawn' process pool);
+    return their records in job order."""
+    workers = resolve_workers(workers)
+    bar = _Progress(len(jobs), desc, progress)
+    records: list[dict[str, Any] | None] = [None] * len(jobs)
+    try:
+        if workers == 1 or len(jobs) <= 1:
+            for i, job in enumerate(jobs):
+                records[i] = play_job(specs, variant, job)
+                bar.update(1)
+            return records  # type: ignore[return-value]
+        if chunk_size is None:
+            chunk_size = max(1, min(25, math.ceil(len(jobs) / (workers * 8))))
+        chunks = [list(range(i, min(i + chunk_size, len(jobs)))) for i in range(0, len(jobs), chunk_size)]
+        specs = list(specs)
+        with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=get_context("spawn")) as pool:
+            pending = {pool.submit(_play_chunk, specs, variant, [jobs[i] for i in c]): c for c in chunks}
+            try:
+                while pending:
+                    done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                    for fut in done:
+                        idx = pending.pop(fut)
+                        for i, rec in zip(idx, fut.result()):
+                            records[i] = rec
+                        bar.update(len(idx))
+            except BaseException:
+                for fut in pending:
+                    fut.cancel()
+                raise
+        return records  # type: ignore[return-value]
+    finally:
+        bar.close()
+
+
+# -- summaries --------------------------------------------------------------------------------
+
+def summarize(labels: Sequence[str], records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per-agent statistics over ``records`` (see the module docstring for the conventions)."""
+    k = len(labels)
+    num_players = max((len(r["lineup"]) for r in records), default=0)
+    acc = [{"games": 0, "wins": 0.0, "shared_wins": 0, "score": 0.0, "score_sq": 0.0, "margin": 0.0,
+            "moves": 0, "seconds": 0.0, "seat_games": [0] * num_players, "seat_wins": [0.0] * num_players}
+           for _ in range(k)]
+    for r in records:
+        for s, a in enumerate(r["lineup"]):
+            st = acc[a]
+            st["games"] += 1
+            st["wins"] += r["win_share"][s]
+            st["shared_wins"] += int(0 < r["win_share"][s] < 1)
+            st["score"] += r["scores"][s]
+            st["score_sq"] += r["scores"][s] ** 2
+            st["margin"] += r["margins"][s]
+            st["moves"] += r["moves"][s]
+            st["seconds"] += r["think_seconds"][s]
+            st["seat_games"][s] += 1
+            st["seat_wins"][s] += r["win_share"][s]
+    out = []
+    for label, st in zip(labels, acc):
+        n = st["games"]
+        lo, hi = wilson_interval(st["wins"], n)
+        mean = st["score"] / n if n else math.nan
+        var = st["score_sq"] / n - mean * mean if n else math.nan
+        out.append({
+            "agent": label, "games": n, "wins": st["wins"], "shared_wins": st["shared_wins"],
+            "win_rate": st["wins"] / n if n else math.nan, "ci_low": lo, "ci_high": hi,
+            "mean_score": mean, "score_std": math.sqrt(max(var, 0.0)) if n else math.nan,
+            "mean_margin": st["margin"] / n if n else math.nan,
+            "moves": st["moves"], "sec_per_move": st["seconds"] / st["moves"] if st["moves"] else math.nan,
+            "seat_games": st["seat_games"],
+            "seat_win_rate": [w / g if g else math.nan for w, g in zip(st["seat_wins"], st["seat_games"])],
+        })
+    return out
+
+
+def seat_summary(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Win rate and mean score per seat, whoever sat there (seat 0 starts the game)."""
+    num_players = max((len(r["lineup"]) for r in records), default=0)
+    out = []
+    for s in range(num_players):
+        rs = [r for r in records if len(r["lineup"]) > s]
+        wins = sum(r["win_share"][s] for r in rs)
+        lo, hi = wilson_interval(wins, len(rs))
+        out.append({"seat": s, "games": len(rs), "wins": wins, "win_rate": wins / len(rs) if rs else math.nan,
+                    "ci_low": lo, "ci_high": hi,
+                    "mean_score": sum(r["scores"][s] for r in rs) / len(rs) if rs else math.nan})
+    return out
+
+
+SUMMARY_FIELDS = ["agent", "games", "wins", "shared_wins", "win_rate", "ci_low", "ci_high", "mean_score",
+                  "score_std", "mean_margin", "moves", "sec_per_move", "seat_games", "seat_win_rate"]
+GAME_FIELDS = ["group", "game", "deal_seed", "agents", "scores", "winners", "win_share", "margins", "steps",
+               "moves", "think_seconds", "wall_seconds"]
+
+
+def summary_table(rows: Sequence[dict[str, Any]]) -> str:
+    """Per-agent summary rows as an aligned terminal table."""
+    headers = ["agent", "games", "wins", "win rate", "95% CI", "mean score", "mean margin", "s/move"]
+    body = [[r["agent"], str(r["games"]), f"{r['wins']:g}", f"{r['win_rate']:.3f}",
+             fmt_ci(r["ci_low"], r["ci_high"]), f"{r['mean_score']:.2f}", f"{r['mean_margin']:+.2f}",
+             "-" if math.isnan(r["sec_per_move"]) else f"{r['sec_per_move']:.2e}"] for r in rows]
+    return text_table(headers, body)
+
+
+def game_rows(labels: Sequence[str], records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Game records with the seat lineup as agent labels (for CSV / JSON)."""
+    return [{**{k: v for k, v in r.items() if k != "lineup"}, "agents": [labels[a] for a in r["lineup"]]}
+            for r in records]
+
+
+@dataclass
+class EvaluationResult:
+    """What :func:`evaluate` returns: the configuration, per-agent and per-seat summaries and every game."""
+
+    config: dict[str, Any]
+    labels: list[str]
+    agents: list[dict[str, Any]]
+    seats: list[dict[str, Any]]
+    records: list[dict[str, Any]] = field(repr=False)
+
+    def table(self) -> str:
+        """The per-agent summary as a terminal table (with a line per seat below)."""
+        c = self.config
+        head = (f"{c['num_games']} games, {c['num_players']} players, variant {c['variant']}, seed {c['seed']}"
+                f"{'' if c['balanced'] else ' (seats not balanced: games not a multiple of the rotation)'}")
+        seats = "  ".join(f"seat {s['seat']}: {s['win_rate']:.3f}" for s in self.seats)
+        return f"{head}\n{summary_table(self.agents)}\nwin rate by seat  {seats}"
+
+    def to_dict(self, include_games: bool = True) -> dict[str, Any]:
+        """JSON-ready dict (``games`` holds every game record unless ``include_games=False``)."""
+        d: dict[str, Any] = {"config": self.config, "agents": self.agents, "seats": self.seats}
+        if include_games:
+            d["games"] = game_rows(self.labels, self.records)
+        return d
+
+    def save(self, out_dir: str | Path, prefix: str = "evaluate") -> dict[str, Path]:
+        """Write ``{prefix}_summary.csv``, ``{prefix}_games.csv``, ``{prefix}.json`` and ``{prefix}.txt``."""
+        out = Path(out_dir)
+        return {
+            "summary_csv": write_csv(out / f"{prefix}_summary.csv", self.agents, SUMMARY_FIELDS),
+            "games_csv": write_csv(out / f"{prefix}_games.csv", game_rows(self.labels, self.records), GAME_FIELDS),
+            "json": write_json(out / f"{prefix}.json", self.to_dict()),
+            "table": write_text(out / f"{prefix}.txt", self.table()),
+        }
+
+
+def evaluate(agent_specs: Sequence[Any], num_games: int = 100, num_players: int | None = None,
+             variant: str = "base", seed: int = 0, workers: int | None = 1, progress: bool = True,
+             paired: bool = True) -> EvaluationResult:
+    """Play ``num_games`` seat-rotated, seeded games between ``agent_specs`` and summarise them.
+
+    Args:
+        agent_specs: registry names (``"mcts:simulations=100"``), ``(name, kwargs)`` pairs,
+            :class:`AgentSpec` objects or agent factories (see the module docstring).
+        num_games: games to play (a multiple of the number of agents keeps the seats balanced).
+        num_players: seats per game, 2..5 (default: the number of agents, at least 2).
+        variant: ``"base"`` or ``"great_powers"``.
+        seed: non-negative run seed; every game's deal and agent seeds derive from it.
+        workers: processes (1: in this process; ``None`` / 0: every CPU). Results do not depend on it.
+        progress: show a progress bar (tqdm if installed, else a counter on stderr).
+        paired: replay the same deal for the rotations of each cycle (see the module docstring).
+    """
+    specs = resolve_specs(agent_specs)
+    if num_players is None:
+        num_players = max(2, len(specs))
+    check_setup(num_players, variant)
+    if num_games < 1:
+        raise ValueError(f"num_games must be at least 1, got {num_games}")
+    balanced = num_games % len(specs) == 0
+    if not balanced:
+        warnings.warn(f"{num_games} games is not a multiple of the {len(specs)}-game seat rotation; "
+                      "seats are not exactly balanced", stacklevel=2)
+    jobs = make_jobs(list(range(len(specs))), num_games, num_players, seed, paired=paired)
+    t0 = time.perf_counter()
+    records = run_jobs(specs, variant, jobs, workers=workers, progress=progress, desc="evaluate")
+    labels = [s.label for s in specs]
+    config = {"agents": labels, "num_games": num_games, "num_players": num_players, "variant": variant,
+              "seed": seed, "workers": resolve_workers(workers), "paired": paired, "balanced": balanced,
+              "rotation": len(specs), "wall_seconds": time.perf_counter() - t0,
+              "win_convention": "a k-way shared win counts 1/k of a win; 95% Wilson interval on the fractional rate"}
+    return EvaluationResult(config, labels, summarize(labels, records), seat_summary(records), records)
+
+
+__all__ = ["AgentSpec", "EvaluationResult", "GameJob", "TimedAgent", "derive_seed", "evaluate", "make_jobs",
+           "parse_agent_spec", "resolve_specs", "run_jobs", "seat_lineup", "summarize", "seat_summary",
+           "summary_table", "to_spec"]
