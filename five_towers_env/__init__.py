@@ -19,4 +19,8 @@ def _register() -> None:
 
 _register()
 
+from .wrappers import register_gymnasium  # noqa: E402  (needs the package above)
+
+register_gymnasium()
+
 __all__ = ["env", "raw_env", "action_name", "action_from_name", "ENV_ID", "__version__"]

@@ -1,0 +1,31 @@
+"""Wrappers: a single-agent Gymnasium environment and a structured (dict) observation.
+
+* :class:`FiveTowersGymEnv`: one learner seat against opponent agents, a ``gymnasium.Env``
+  with ``action_masks()`` for sb3-contrib's ``MaskablePPO``; :func:`make_env` is a picklable
+  factory for SB3 vectorized environments.
+* :class:`DictObservationWrapper`: PettingZoo AEC wrapper giving ``gymnasium.spaces.Dict``
+  observations (:func:`encode_dict`, :func:`dict_observation_space`, :func:`dict_layout_table`).
+* :func:`register_gymnasium`: registers ``"five_towers_env/FiveTowers-v0"`` with Gymnasium.
+"""
+from .dict_obs import (
+    DictObservationWrapper, dict_env, dict_layout_table, dict_observation_space, encode_dict, split_flat,
+)
+from .single_agent import FiveTowersGymEnv, make_env
+
+GYM_ENV_ID = "five_towers_env/FiveTowers-v0"
+
+
+def register_gymnasium() -> None:
+    """Register :class:`FiveTowersGymEnv` as ``"five_towers_env/FiveTowers-v0"`` (safe to call again)."""
+    import gymnasium
+
+    if GYM_ENV_ID not in gymnasium.registry:
+        gymnasium.register(id=GYM_ENV_ID, entry_point="five_towers_env.wrappers.single_agent:FiveTowersGymEnv")
+
+
+register_gymnasium()
+
+__all__ = [
+    "FiveTowersGymEnv", "make_env", "DictObservationWrapper", "dict_env", "dict_layout_table",
+    "dict_observation_space", "encode_dict", "split_flat", "register_gymnasium", "GYM_ENV_ID",
+]

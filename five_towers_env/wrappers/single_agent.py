@@ -1,0 +1,268 @@
+"""A single-agent ``gymnasium.Env``: one learner seat against opponent agents.
+
+The opponents (any :class:`~five_towers_env.agents.base.Agent`) move inside ``step()``, so the
+learner only ever sees its own decisions. The reward is the learner's own PettingZoo reward
+(``"win_loss"`` or ``"margin"``), given at game end and 0 before. ``action_masks()`` makes the
+environment usable with sb3-contrib's ``MaskablePPO``.
+
+Determinism: ``reset(seed=s)`` seeds ``self.np_random``, and everything random in an episode is
+drawn from it in a fixed order: the learner seat (if not fixed), the opponents (a pool sampler
+gets this generator), a seed for each opponent, and the game seed (deal and reshuffle).
+Opponents are re-seeded each reset: registry names are rebuilt with
+``make_agent(name, seed=...)``; an :class:`Agent` object is re-seeded through its ``seed(s)``
+method if it has one, else its ``rng`` attribute is replaced by ``numpy.random.default_rng(s)``
+if it is a numpy ``Generator`` (agents with other hidden randomness are not reproducible).
+"""
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable, Sequence, Union
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from ..agents.base import Agent, agent_info
+from ..agents.registry import make_agent
+from ..engine import actions as A
+from ..engine.state import IllegalActionError
+from ..env.aec import REWARDS, raw_env
+from ..env.observation import OBS_SIZE
+from ..env.render import render_text
+from .dict_obs import dict_observation_space, encode_dict
+
+OpponentSpec = Union[str, Agent]
+OpponentSampler = Callable[[np.random.Generator], Sequence[OpponentSpec]]
+OBSERVATIONS = ("flat", "dict")
+ILLEGAL_ACTIONS = ("raise", "penalize")
+
+
+class FiveTowersGymEnv(gymnasium.Env):
+    """One learner plays 5 Towers against opponent agents.
+
+    Args:
+        num_players: 2..5 (the learner plus ``num_players - 1`` opponents).
+        variant: ``"base"`` or ``"great_powers"``.
+        opponents: ``num_players - 1`` opponents in seat order after the learner (the opponent
+            ``i`` sits ``i + 1`` seats to the learner's left): registry names (``"random"``,
+            ``"greedy"``, ...) or :class:`Agent` objects; one name or agent alone is repeated.
+            Default: ``"random"``.
+        opponent_sampler: instead of ``opponents``, a callable ``sampler(rng) -> list`` of names
+            or agents, called at every reset with the environment's generator (self-play pools).
+        learner_seat: the learner's seat, or ``None`` for a random seat each reset.
+        observation: ``"flat"`` (float32 vector of ``OBS_SIZE``) or ``"dict"``
+            (:func:`~five_towers_env.wrappers.dict_obs.dict_observation_space`).
+        reward: ``"win_loss"`` or ``"margin"``, as for the PettingZoo environment.
+        explicit: put forced single choices to the players too (SPEC §7).
+        illegal_action: ``"penalize"`` (default, as Gymnasium environments expect: reward
+            ``illegal_penalty``, the episode terminates, ``info["illegal_action"]`` is True) or
+            ``"raise"`` (an illegal learner action raises :class:`IllegalActionError` and changes nothing).
+        illegal_penalty: the reward of an illegal action under ``"penalize"``.
+        render_mode: ``None``, ``"ansi"`` or ``"human"``.
+    """
+
+    metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}
+
+    def __init__(self, num_players: int = 2, variant: str = "base",
+                 opponents: OpponentSpec | Sequence[OpponentSpec] | None = None,
+                 opponent_sampler: OpponentSampler | None = None, learner_seat: int | None = None,
+                 observation: str = "flat", reward: str = "win_loss", explicit: bool = False,
+                 illegal_action: str = "penalize", illegal_penalty: float = -1.0,
+                 render_mode: str | None = None) -> None:
+        super().__init__()
+        if observation not in OBSERVATIONS:
+            raise ValueError(f"observation must be one of {OBSERVATIONS}, got {observation!r}")
+        if illegal_action not in ILLEGAL_ACTIONS:
+            raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTIONS}, got {illegal_action!r}")
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
+        if render_mode not in (None, "human", "ansi"):
+            raise ValueError(f"render_mode must be None, 'human' or 'ansi', got {render_mode!r}")
+        self._aec = raw_env(num_players=num_players, variant=variant, explicit=explicit, reward=reward)
+        self.num_players = self._aec.num_players
+        self.variant = variant
+        if learner_seat is not None and not (isinstance(learner_seat, (int, np.integer))
+                                             and 0 <= learner_seat < self.num_players):
+            raise ValueError(f"learner_seat must be None or a seat 0..{self.num_players - 1}, got {learner_seat!r}")
+        self.fixed_learner_seat = None if learner_seat is None else int(learner_seat)
+        self.observation_mode = observation
+        self.illegal_action = illegal_action
+        self.illegal_penalty = float(illegal_penalty)
+        self.render_mode = render_mode
+        self.action_space = spaces.Discrete(A.NUM_ACTIONS)
+        if observation == "dict":
+            self.observation_space = dict_observation_space()
+        else:
+            self.observation_space = spaces.Box(low=-1.0, high=2.0, shape=(OBS_SIZE,), dtype=np.float32)
+        self._opponent_specs: list[OpponentSpec] | None = None
+        self._opponent_sampler: OpponentSampler | None = None
+        self.set_opponents(opponents if opponents is not None or opponent_sampler is not None else "random",
+                           sampler=opponent_sampler)
+        self.learner_seat = -1
+        self.opponents: list[Agent] = []  # the agents of this episode, seat order after the learner
+        self._done = True
+
+    # -- opponents ------------------------------------------------------------------------
+
+    def set_opponents(self, opponents: OpponentSpec | Sequence[OpponentSpec] | None = None,
+                      sampler: OpponentSampler | None = None) -> None:
+        """Replace the opponents (names / agents) or the pool ``sampler``; from the next ``reset()`` on."""
+        if (opponents is None) == (sampler is None):
+            raise ValueError("pass exactly one of opponents and sampler")
+        if sampler is not None:
+            if not callable(sampler):
+                raise TypeError(f"opponent_sampler must be callable, got {sampler!r}")
+            self._opponent_specs, self._opponent_sampler = None, sampler
+        else:
+            self._opponent_specs, self._opponent_sampler = self._check_specs(opponents), None
+
+    def _check_specs(self, opponents: Any) -> list[OpponentSpec]:
+        if isinstance(opponents, str) or isinstance(opponents, Agent):
+            opponents = [opponents] * (self.num_players - 1)
+        opponents = list(opponents)
+        if len(opponents) != self.num_players - 1:
+            raise ValueError(f"{self.num_players} players need {self.num_players - 1} opponents, got {len(opponents)}")
+        for o in opponents:
+            if not isinstance(o, (str, Agent)):
+                raise TypeError(f"an opponent must be an agent name or an Agent (with name and act), got {o!r}")
+        return opponents
+
+    @staticmethod
+    def _build(spec: OpponentSpec, seed: int) -> Agent:
+        if isinstance(spec, str):
+            return make_agent(spec, seed=seed)
+        if callable(getattr(spec, "seed", None)):
+            spec.seed(seed)
+        elif isinstance(getattr(spec, "rng", None), np.random.Generator):
+            spec.rng = np.random.default_rng(seed)
+        return spec
+
+    # -- gymnasium API --------------------------------------------------------------------
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:
+        """Start a game and let the opponents move until the learner's first decision.
+
+        ``options`` go to the PettingZoo environment (``{"position": ...}``, ``{"start_player": p}``);
+        a position must keep the constructor's player count and variant."""
+        super().reset(seed=seed)
+        rng = self.np_random
+        n = self.num_players
+        self.learner_seat = self.fixed_learner_seat if self.fixed_learner_seat is not None else int(rng.integers(n))
+        specs = self._check_specs(self._opponent_sampler(rng)) if self._opponent_sampler else self._opponent_specs
+        seeds = rng.integers(2**63, size=n).tolist()
+        self.opponents = [self._build(spec, s) for spec, s in zip(specs, seeds)]
+        self._aec.reset(seed=seeds[-1], options=options)
+        if self._aec.num_players != n or self._aec.variant != self.variant:
+            raise ValueError("a reset position must have the environment's player count and variant")
+        self._done = False
+        self._play_opponents()
+        if self._aec.game.is_terminal():
+            raise RuntimeError("the game ended before the learner's first decision")
+        if self.render_mode == "human":
+            self.render()
+        return self._observe(), self._info()
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
+        """Play the learner's action, then the opponents until the learner's turn or the game end."""
+        if self._done:
+            raise RuntimeError("the episode is over (or was never started): call reset()")
+        game = self._aec.game
+        try:
+            a = int(action)
+        except (TypeError, ValueError):
+            a = -1
+        if a not in game.legal_actions():
+            if self.illegal_action == "penalize":
+                self._done = True
+                info = self._info()
+                info["illegal_action"] = True
+                return self._observe(), self.illegal_penalty, True, False, info
+            name = A.action_name(a) if 0 <= a < A.NUM_ACTIONS else "out of range"
+            legal = ", ".join(A.action_name(x) for x in game.legal_actions())
+            raise IllegalActionError(
+                f"illegal action {a if a >= 0 else repr(action)} ({name}) for the learner (seat {self.learner_seat}) in phase "
+                f"{game.phase_name}; legal: {legal}. Use action_masks() (or illegal_action='penalize').")
+        self._aec.step(a)
+        self._play_opponents()
+        terminated = game.is_terminal()
+        reward = 0.0
+        if terminated:
+            self._done = True
+            reward = float(self._aec.rewards[self._agent_name])
+        if self.render_mode == "human":
+            self.render()
+        return self._observe(), reward, terminated, False, self._info()
+
+    def _play_opponents(self) -> None:
+        aec, game = self._aec, self._aec.game
+        while not game.is_terminal() and game.current_player != self.learner_seat:
+            seat = game.current_player
+            agent = self.opponents[(seat - self.learner_seat) % self.num_players - 1]
+            action = agent.act(aec.observe(aec.possible_agents[seat]), agent_info(game, seat))
+            try:
+                aec.step(int(action))
+            except IllegalActionError as e:
+                raise IllegalActionError(f"opponent {getattr(agent, 'name', agent)!r} in seat {seat}: {e}") from e
+
+    @property
+    def _agent_name(self) -> str:
+        return self._aec.possible_agents[self.learner_seat]
+
+    def _observe(self) -> Any:
+        if self.observation_mode == "dict":
+            return encode_dict(self._aec.game, self.learner_seat, self._aec._seat_cache)
+        return self._aec.observe(self._agent_name)["observation"]
+
+    def _info(self) -> dict[str, Any]:
+        game = self._aec.game
+        info: dict[str, Any] = {"phase": game.phase_name, "learner_seat": self.learner_seat}
+        if game.is_terminal():
+            scores = game.scores()
+            info.update(score=scores[self.learner_seat], scores=scores, winners=game.winners())
+        return info
+
+    def action_masks(self) -> np.ndarray:
+        """Boolean mask of the learner's legal actions (all False once the episode is over)."""
+        mask = np.zeros(A.NUM_ACTIONS, dtype=bool)
+        game = self._aec.game
+        if not self._done and game is not None and game.current_player == self.learner_seat:
+            mask[game.legal_actions()] = True
+        return mask
+
+    def legal_action_names(self) -> list[str]:
+        """SPEC §7 names of the learner's legal actions."""
+        return [A.action_name(a) for a in np.flatnonzero(self.action_masks())]
+
+    @property
+    def game(self):
+        """The engine ``GameState`` (it holds the deck order: for debugging, not for the learner)."""
+        return self._aec.game
+
+    def render(self) -> str | None:
+        """Text picture of the table: returned for ``"ansi"``, printed for ``"human"``."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'.")
+            return None
+        if self._aec.game is None:
+            return None if self.render_mode == "human" else ""
+        text = render_text(self._aec.game)
+        if self.render_mode == "human":
+            print(text + "\n")
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def _make(rank: int, seed: int | None, kwargs: dict[str, Any]) -> gymnasium.Env:
+    env = FiveTowersGymEnv(**kwargs)
+    if seed is not None:
+        env.reset(seed=seed + rank)
+    return env
+
+
+def make_env(rank: int = 0, seed: int | None = None, **kwargs: Any) -> Callable[[], gymnasium.Env]:
+    """A picklable factory (for SB3's ``DummyVecEnv`` / ``SubprocVecEnv``) of
+    ``FiveTowersGymEnv(**kwargs)``, seeded with ``seed + rank`` if ``seed`` is given."""
+    return functools.partial(_make, rank, seed, dict(kwargs))
