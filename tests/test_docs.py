@@ -25,3 +25,11 @@ def test_ci_runs_the_readme_test_command():
     ci = (Path(__file__).resolve().parent.parent / ".ci" / "run").read_text()
     command = 'python -m pip install -q -e ".[dev]" && python -m pytest -q'
     assert command in README and command in ci
+
+
+def test_readme_dict_table_matches_code():
+    from five_towers_env.wrappers.dict_obs import dict_layout_table
+
+    start = README.index("<!-- dict-table:start -->") + len("<!-- dict-table:start -->")
+    end = README.index("<!-- dict-table:end -->")
+    assert README[start:end].strip() == dict_layout_table().strip(), "README dict table is stale"
