@@ -114,7 +114,8 @@ def placements(towers: tuple, card: int, sand_end: str, gp: bool) -> list[tuple[
     return out
 
 
-def _after_addition(phase_if_hand: str, gp: bool, towers, pile, hand, end, card: int) -> Snap:
+def _after_addition(gp: bool, towers, pile, hand, end, card: int) -> Snap:
+    """After a card joins a tower: a recover decision if it joined the scrap tower and the pile is not empty."""
     if gp and card // 16 == SCRAP and pile:
         phase = "recover"
     else:
@@ -150,13 +151,13 @@ def successors(s: Snap):
         for c in sorted(set(s.hand)):
             hand = _remove(s.hand, c)
             for suffix, towers, end in placements(s.towers, c, s.sand_end, gp):
-                yield f"build {name(c)}{suffix}", _after_addition("build", gp, towers, s.pile, hand, end, c)
+                yield f"build {name(c)}{suffix}", _after_addition(gp, towers, s.pile, hand, end, c)
     elif s.phase == "recover":
         yield "no recover", Snap("build" if s.hand else "done", gp, s.towers, s.pile, (), s.hand, 0, False, s.sand_end)
         for c in sorted(set(s.pile)):
             pile = _remove(s.pile, c)
             for suffix, towers, end in placements(s.towers, c, s.sand_end, gp):
-                yield f"recover {name(c)}{suffix}", _after_addition("recover", gp, towers, pile, s.hand, end, c)
+                yield f"recover {name(c)}{suffix}", _after_addition(gp, towers, pile, s.hand, end, c)
 
 
 def moves(s: Snap) -> dict[str, Snap]:

@@ -456,3 +456,35 @@ def test_position_from_env_matches_engine():
     e = raw_env(num_players=2)
     e.reset(seed=0)
     assert e.position() == save_position(e.game)
+
+
+# -- seeding across resets --------------------------------------------------------------------
+
+def test_seeded_reset_with_other_setup_keeps_the_seed():
+    pos = {"num_players": 3, "display": ["candy-1", "candy-2"]}
+
+    def next_game_deck():
+        e = raw_env(num_players=2)
+        e.reset(seed=1, options={"position": copy.deepcopy(pos)})
+        e.reset()
+        return e.position()["deck"]
+
+    assert next_game_deck() == next_game_deck()
+
+
+def test_seeded_reset_with_same_setup_keeps_the_seed():
+    pos = {"num_players": 2, "display": ["candy-1", "candy-2"]}
+
+    def next_game_deck():
+        e = raw_env(num_players=2)
+        e.reset(seed=1, options={"position": copy.deepcopy(pos)})
+        e.reset()
+        return e.position()["deck"]
+
+    assert next_game_deck() == next_game_deck()
+
+
+def test_reset_start_player_option_validated():
+    e = raw_env(num_players=2)
+    with pytest.raises(ValueError, match="start_player"):
+        e.reset(seed=0, options={"start_player": 5})

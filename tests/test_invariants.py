@@ -130,7 +130,8 @@ class Checker:
                 goes_on = any(s.high_bid < O.ceiling(s.towers[q], s.display, self.gp) for q in remaining)
                 assert (s.phase == Phase.BID) == goes_on, (prev, s.high_bid, remaining)
                 if s.phase == Phase.TAKE:
-                    assert s.builder == max(range(self.n), key=lambda i: -1 if s.bids[i] in (None, PASSED) else s.bids[i])
+                    made = [-1 if b is None or b == PASSED else b for b in s.bids]
+                    assert s.builder == made.index(max(made)), "the highest bidder builds"
                     assert s.target == s.high_bid == s.bids[s.builder] >= 1 and s.current_player == s.builder
             return
         # a round ended
@@ -164,8 +165,9 @@ class Checker:
 
 
 def _remember(s: GameState, action: int) -> dict:
-    return {"round": s.rounds_played, "phase": s.phase, "to_act": s.current_player, "start": s.start_player, "builder": s.builder,
-            "high_bid": s.high_bid, "bid_turn": s.bid_turn, "bids": list(s.bids), "deck": len(s.deck),
+    return {"round": s.rounds_played, "phase": s.phase, "to_act": s.current_player, "start": s.start_player,
+            "builder": s.builder, "high_bid": s.high_bid, "bid_turn": s.bid_turn, "bids": list(s.bids),
+            "deck": len(s.deck),
             "ran_out": s.deck_ran_out, "pool": len(s.discard) + len(s.display), "action": action}
 
 

@@ -15,6 +15,7 @@ per-type base path.
 from __future__ import annotations
 
 import json
+import os
 import random
 
 import numpy as np
@@ -78,7 +79,8 @@ def check_bids(s: GameState, all_seats: bool = False) -> None:
     ach = O.achievable_bids(s.towers[p], s.piles[p], s.display, s.gp)
     want = {f"bid {k}" for k in ach if k >= low} | (set() if first else {"pass"})
     got = {A.action_name(a) for a in s.legal_actions()}
-    assert got == want, f"seat {p}: legal {sorted(got - want)} should not be, {sorted(want - got)} should be, at {_where(s)}"
+    assert got == want, \
+        f"seat {p}: legal {sorted(got - want)} should not be, {sorted(want - got)} should be, at {_where(s)}"
     if all_seats:
         for q in range(s.num_players):
             ach = O.achievable_bids(s.towers[q], s.piles[q], s.display, s.gp)
@@ -174,8 +176,20 @@ SYNTHETIC = {"base": 60, "great_powers": 40}  # positions per player count
 @pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("n", PLAYERS)
 def test_masks_on_random_positions(n, variant):
+    assert check_random_positions(n, variant, range(SYNTHETIC[variant])) > 50
+
+
+@pytest.mark.soak
+@pytest.mark.skipif(os.environ.get("FIVE_TOWERS_SOAK") != "1", reason="soak: set FIVE_TOWERS_SOAK=1")
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("n", PLAYERS)
+def test_soak_masks_on_random_positions(n, variant):
+    check_random_positions(n, variant, range(10_000, 12_000))
+
+
+def check_random_positions(n: int, variant: str, seeds) -> int:
     judged = 0
-    for i in range(SYNTHETIC[variant]):
+    for i in seeds:
         rng = random.Random(1000 * n + i + (0 if variant == "base" else 500_000))
         pos = random_position(rng, n, variant)
         s = load_position(pos, np.random.default_rng(i))
@@ -193,7 +207,7 @@ def test_masks_on_random_positions(n, variant):
                 judged += check_round_step(s)
                 a = rng.choice(s.legal_actions())
             s.apply_action(a)
-    assert judged > 50
+    return judged
 
 
 def test_stop_masked_when_paying_leaves_a_dead_end():
@@ -309,7 +323,9 @@ def _snap(phase, towers=None, hand=(), pile=(), display=(), need=0, gp=False, en
     tw = [()] * 5
     for name, values in (towers or {}).items():
         tw[O.TYPES.index(name)] = tuple(values)
-    ids = lambda names: tuple(sorted(O.cid(O.TYPES.index(x.split("-")[0]), int(x.split("-")[1])) for x in names))  # noqa: E731
+    def ids(names):
+        return tuple(sorted(O.cid(O.TYPES.index(x.split("-")[0]), int(x.split("-")[1])) for x in names))
+
     return O.Snap(phase, gp, tuple(tw), ids(pile), ids(display), ids(hand), need, False, end)
 
 
@@ -341,7 +357,8 @@ def _snap(phase, towers=None, hand=(), pile=(), display=(), need=0, gp=False, en
     (_snap("take", {"tree": [15, 14, 13]}, display=["candy-1"], need=4, gp=True), True),  # take 1, pay 3
     (_snap("take", {"tree": [15, 14, 13]}, display=["candy-1"], need=5, gp=True), False),
     (_snap("take", {"tree": [15, 14, 0]}, display=["candy-1"], need=2, gp=True), False),  # topped: no payment
-    (_snap("take", {"tree": [15, 14]}, display=["tree-3", "candy-1"], need=4, gp=True), False),  # no tree taken if paying
+    # no tree card taken if paying
+    (_snap("take", {"tree": [15, 14]}, display=["tree-3", "candy-1"], need=4, gp=True), False),
     (_snap("take", {"tree": [15, 14]}, display=["tree-3", "candy-1"], need=3, gp=True), True),  # candy-1 + pay 2
     (_snap("take", {"tree": [15, 14]}, display=["tree-3", "candy-1"], need=2, gp=True), True),
     (_snap("take", {"tree": [15, 14]}, display=["tree-3", "candy-1"], need=3), False),  # base: no payment

@@ -89,6 +89,9 @@ class GameState:
                  start_player: int = 0) -> "GameState":
         """A fresh game: the card set shuffled with ``rng``, the first display revealed."""
         check_setup(num_players, variant)
+        if isinstance(start_player, bool) or not isinstance(start_player, (int, np.integer)) \
+                or not 0 <= start_player < num_players:
+            raise ValueError(f"start_player must be a seat 0..{num_players - 1}, got {start_player!r}")
         rng = rng if rng is not None else np.random.default_rng()
         deck = [int(c) for c in rng.permutation(card_set(num_players))]
         display = tuple(deck.pop() for _ in range(5))

@@ -78,7 +78,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
                 self._adopt_setup(game.num_players, game.variant)
         else:
             game = GameState.new_game(self.num_players, self.variant, self._rng,
-                                      start_player=int(options.get("start_player", 0)))
+                                      start_player=options.get("start_player", 0))
         self.game = game
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
@@ -89,8 +89,11 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         self._advance()
 
     def _adopt_setup(self, num_players: int, variant: str) -> None:
-        # A position may name another player count or variant than the constructor did.
+        # A position may name another player count or variant than the constructor did; the
+        # seeded generator carries over so the next reset() stays reproducible.
+        rng = self._rng
         self.__init__(num_players, variant, self.render_mode, self.explicit, self.reward_mode)
+        self._rng = rng
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``{"observation": float32 vector, "action_mask": int8}``; the mask is all zeros off turn."""
