@@ -1,0 +1,152 @@
+"""The Monte Carlo search agent: legal, deterministic given its seed, blind to the deck order."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from five_towers_env.agents.base import RandomAgent, agent_info, public_view
+from five_towers_env.agents.mcts import MCTSAgent, fast_rollout, rollout_action
+from five_towers_env.agents.registry import make_agent
+from five_towers_env.engine import GameState
+from five_towers_env.play import play_game
+
+
+class Checked:
+    """Wraps an agent: checks that it sees only a redacted view and answers a legal action."""
+
+    def __init__(self, agent) -> None:
+        self.agent = agent
+        self.name = agent.name
+        self.actions: list[int] = []
+
+    def act(self, observation, info):
+        view = info["view"]
+        assert view.deck == sorted(view.deck), "the view must hide the deck order"
+        assert info["seat"] == view.current_player
+        action = self.agent.act(observation, info)
+        assert action in info["legal_actions"]
+        assert observation["action_mask"][action] == 1
+        self.actions.append(int(action))
+        return action
+
+
+@pytest.mark.parametrize("variant", ["base", "great_powers"])
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_plays_whole_games_legally(num_players, variant):
+    mcts = Checked(MCTSAgent(seed=1, simulations=8))
+    others = [Checked(RandomAgent(seed=10 + k)) for k in range(num_players - 1)]
+    result = play_game([mcts] + others, variant=variant, seed=3)
+    assert result["winners"]
+    assert len(mcts.actions) > 10
+
+
+def test_ismcts_tree_plays_a_whole_game_legally():
+    mcts = Checked(MCTSAgent(seed=2, simulations=8, search="ismcts"))
+    result = play_game([RandomAgent(seed=5), mcts], variant="base", seed=4)
+    assert result["winners"] and mcts.actions
+
+
+@pytest.mark.parametrize("search", ["flat", "ismcts"])
+def test_same_seed_same_moves(search):
+    def run():
+        a = Checked(MCTSAgent(seed=7, simulations=12, search=search))
+        b = Checked(MCTSAgent(seed=8, simulations=12, search=search))
+        result = play_game([a, b], variant="base", seed=11)
+        return a.actions, b.actions, result["scores"]
+
+    assert run() == run()
+
+
+def _mid_game(num_players=2, variant="base", seed=0, decisions=25):
+    game = GameState.new_game(num_players, variant, np.random.default_rng(seed))
+    made = 0
+    while made < decisions:
+        legal = game.legal_actions()
+        if len(legal) > 1:
+            made += 1
+        game.apply_action(rollout_action(game))
+    while game.phase_name != "bid" or len(game.legal_actions()) < 3:  # stop at a real bid decision
+        game.apply_action(rollout_action(game))
+    return game
+
+
+@pytest.mark.parametrize("search", ["flat", "ismcts"])
+def test_move_does_not_depend_on_the_deck_order(search):
+    game = _mid_game(seed=5)
+    other = game.clone(rng=np.random.default_rng(99))
+    other.deck = list(reversed(game.deck))  # same unseen multiset, another order
+    moves = []
+    for g in (game, other):
+        info = agent_info(g, g.current_player)
+        moves.append(MCTSAgent(seed=3, simulations=30, search=search).act(None, info))
+    assert moves[0] == moves[1]
+
+
+def test_never_touches_the_game_it_is_shown():
+    game = _mid_game(seed=6)
+    view = public_view(game)
+    before = (list(view.deck), view.towers[:], view.display, view.current_player, view.phase)
+    agent = MCTSAgent(seed=0, simulations=20)
+    agent.act(None, {"view": view, "seat": view.current_player, "legal_actions": list(view.legal_actions())})
+    assert (list(view.deck), view.towers[:], view.display, view.current_player, view.phase) == before
+    assert agent.last_simulations > 0
+
+
+def test_single_legal_action_is_answered_without_search():
+    game = _mid_game(seed=2)
+    agent = MCTSAgent(seed=0, simulations=50)
+    legal = game.legal_actions()
+    info = {"view": public_view(game), "seat": game.current_player, "legal_actions": [legal[0]]}
+    assert agent.act(None, info) == legal[0]
+    assert agent.last_simulations == 0
+
+
+def test_time_limit_and_registry():
+    agent = make_agent("mcts", seed=1, simulations=8)
+    assert agent.name == "mcts" and isinstance(agent, MCTSAgent)
+    game = _mid_game(seed=8)
+    timed = MCTSAgent(seed=1, time_limit=0.05)
+    action = timed.act(None, agent_info(game, game.current_player))
+    assert action in game.legal_actions()
+    with pytest.raises(ValueError):
+        MCTSAgent(search="nope")
+
+
+def test_fast_rollout_reaches_the_end_and_keeps_towers_buildable():
+    from five_towers_env.engine.cards import can_place
+
+    for variant in ("base", "great_powers"):
+        game = GameState.new_game(3, variant, np.random.default_rng(1))
+        towers, piles, over, left = fast_rollout(game, np.random.default_rng(2), 0.45, None)
+        assert over and left == 0.0
+        assert sum(len(tw) for seat in towers for tw in seat) > 20
+        for seat in towers:
+            for tw in seat:
+                assert all(can_place(a, b) for a, b in zip(tw, tw[1:]))
+
+
+def test_beats_random_in_a_short_match():
+    wins = 0
+    for g in range(4):
+        seat = g % 2
+        agents = [RandomAgent(seed=g), RandomAgent(seed=g)]
+        agents[seat] = MCTSAgent(seed=g, simulations=16)
+        result = play_game(agents, variant="base", seed=100 + g)
+        wins += result["winners"] == [seat]
+    assert wins >= 3
+
+
+def test_transposition_cuts_keep_every_hand_reachable():
+    from five_towers_env.agents.mcts import tree_actions
+    from five_towers_env.engine import actions as A
+
+    game = GameState.new_game(2, "base", np.random.default_rng(4))
+    game.apply_action(A.BID + max(a - A.BID for a in game.legal_actions() if a != A.PASS))
+    while game.phase_name == "bid":
+        game.apply_action(A.PASS if A.PASS in game.legal_actions() else game.legal_actions()[0])
+    assert game.phase_name == "take" and game.target >= 2
+    game.apply_action(max(game.legal_actions()))  # a high card first, as an earlier search may
+    legal = game.legal_actions()
+    assert tree_actions(game, game.hand) == legal  # the search root still offers every card
+    higher = [a for a in legal if a >= A.TAKE + game.hand[-1]]
+    assert tree_actions(game) == (higher or legal)  # inside a search: increasing order, if possible
