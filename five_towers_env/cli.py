@@ -41,9 +41,11 @@ def _positive(text: str) -> int:
     return n
 
 
-def _add_common(p: argparse.ArgumentParser, games_default: int, games_help: str) -> None:
+def _add_common(p: argparse.ArgumentParser, games_help: str, players_help: str,
+                players_default: int | None = None) -> None:
+    """The arguments shared by ``evaluate`` and ``tournament``."""
     p.add_argument("--agents", nargs="+", required=True, metavar="AGENT", help=AGENT_HELP)
-    p.add_argument("--games", type=_positive, default=games_default, help=games_help)
+    p.add_argument("--games", type=_positive, default=100, help=games_help)
     p.add_argument("--variant", choices=VARIANTS, default="base")
     p.add_argument("--seed", type=_nonneg, default=0, help="run seed; every game's seeds derive from it (default 0)")
     p.add_argument("--workers", type=int, default=1,
@@ -52,6 +54,7 @@ def _add_common(p: argparse.ArgumentParser, games_default: int, games_help: str)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--unpaired", action="store_true",
                    help="a fresh deal for every game (default: the seat rotations of a cycle replay one deal)")
+    p.add_argument("--players", type=_players, default=players_default, help=players_help)
 
 
 # -- play -------------------------------------------------------------------------------------
@@ -146,13 +149,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("evaluate", help="seat-rotated seeded games between agents: win rates with 95%% CIs")
-    _add_common(p, 100, "games to play (default 100; a multiple of the number of agents balances the seats)")
-    p.add_argument("--players", type=_players, help="seats per game (default: the number of agents, at least 2)")
+    _add_common(p, "games to play (default 100; a multiple of the number of agents balances the seats)",
+                "seats per game (default: the number of agents, at least 2)")
     p.set_defaults(func=cmd_evaluate)
 
     p = sub.add_parser("tournament", help="round robin: win-rate matrix, Elo and OpenSkill ratings, plot")
-    _add_common(p, 100, "games per pairing / group (default 100)")
-    p.add_argument("--players", type=_players, default=2, help="seats per game (default 2)")
+    _add_common(p, "games per pairing / group (default 100)", "seats per game (default 2)", players_default=2)
     p.add_argument("--no-plot", action="store_true", help="skip the PNG of the win-rate matrix")
     p.set_defaults(func=cmd_tournament)
 
