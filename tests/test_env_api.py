@@ -227,6 +227,8 @@ def test_wrapped_env_illegal_move_terminates():
     ({"variant": "foo"}, ["variant", "foo"]),
     ({"render_mode": "rgb_array"}, ["render_mode", "rgb_array"]),
     ({"reward": "score"}, ["reward", "score"]),
+    ({"observation": "vector"}, ["observation", "vector"]),
+    ({"observation": None}, ["observation", "None"]),
 ])
 @pytest.mark.parametrize("factory", [raw_env, make_env], ids=["raw_env", "env"])
 def test_bad_arguments(factory, kwargs, words):
@@ -488,3 +490,59 @@ def test_reset_start_player_option_validated():
     e = raw_env(num_players=2)
     with pytest.raises(ValueError, match="start_player"):
         e.reset(seed=0, options={"start_player": 5})
+
+
+# -- observation="dict" at construction ---------------------------------------------------------
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("n", (2, 4))
+def test_dict_observation_api_test(n, variant):
+    api_test(make_env(num_players=n, variant=variant, observation="dict"), num_cycles=60)
+
+
+@pytest.mark.parametrize("n,variant", [(2, "base"), (3, "great_powers")])
+def test_dict_observation_in_space_and_equal_to_the_flat_one(n, variant):
+    from five_towers_env.env.dict_observation import dict_observation_space, split_flat
+
+    d = raw_env(num_players=n, variant=variant, observation="dict")
+    f = raw_env(num_players=n, variant=variant)
+    space = d.observation_space("player_0")
+    assert all(d.observation_space(a) is space for a in d.possible_agents)
+    assert space["observation"] == dict_observation_space(action_mask=False)
+    assert "action_mask" not in space["observation"].spaces
+    assert space["action_mask"] == f.observation_space("player_0")["action_mask"]
+    rng = np.random.default_rng(n)
+    d.reset(seed=5)
+    f.reset(seed=5)
+    while not d.game.is_terminal():
+        for a in d.agents:
+            obs, flat = d.observe(a), f.observe(a)
+            assert obs in d.observation_space(a) and obs in space
+            assert set(obs["observation"]) == set(space["observation"].spaces)
+            assert np.array_equal(obs["action_mask"], flat["action_mask"])
+            expected = split_flat(flat["observation"])
+            assert all(np.array_equal(obs["observation"][k], expected[k]) for k in expected)
+        action = int(rng.choice(np.flatnonzero(d.observe(d.agent_selection)["action_mask"])))
+        d.step(action)
+        f.step(action)
+    assert d.observation_space("player_0") is space
+
+
+def test_dict_observation_kept_when_a_position_changes_the_setup():
+    e = raw_env(num_players=2, observation="dict")
+    e.reset(seed=0, options={"position": {"num_players": 3, "display": ["candy-1", "candy-2"]}})
+    assert e.num_players == 3 and e.observation_mode == "dict"
+    obs = e.observe("player_2")
+    assert isinstance(obs["observation"], dict) and obs in e.observation_space("player_2")
+
+
+def test_flat_observation_is_the_default():
+    e = raw_env(num_players=2)
+    assert e.observation_mode == "flat"
+    e.reset(seed=0)
+    obs = e.observe("player_0")
+    assert isinstance(obs["observation"], np.ndarray) and obs["observation"].shape == (OBS_SIZE,)
+    assert obs["observation"].dtype == np.float32 and obs in e.observation_space("player_0")
+    same = raw_env(num_players=2, observation="flat")
+    same.reset(seed=0)
+    assert np.array_equal(obs["observation"], same.observe("player_0")["observation"])

@@ -11,10 +11,12 @@ from pettingzoo.utils import wrappers
 from ..engine import actions as A
 from ..engine.position import load_position, save_position
 from ..engine.state import GameState, IllegalActionError, check_setup
+from .dict_observation import dict_observation_space, split_flat
 from .observation import OBS_SIZE, SeatCache, encode
 from .render import render_text
 
 REWARDS = ("win_loss", "margin")
+OBSERVATIONS = ("flat", "dict")
 
 
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
@@ -27,28 +29,39 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         explicit: put every decision point to the players, even forced single choices (SPEC §7).
         reward: ``"win_loss"`` (+1 each winner, -1 every other seat) or ``"margin"``
             (own score minus the best other score, in VP). Given only at game end.
+        observation: ``"flat"`` (default: ``"observation"`` is the float32 vector of
+            :mod:`five_towers_env.env.observation`) or ``"dict"`` (``"observation"`` is the
+            structured ``gymnasium.spaces.Dict`` of :mod:`five_towers_env.env.dict_observation`,
+            without its ``action_mask`` key). Either way the observation also holds ``"action_mask"``.
     """
 
     metadata = {"name": "five_towers_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False,
                 "render_fps": 1}
 
     def __init__(self, num_players: int = 2, variant: str = "base", render_mode: str | None = None,
-                 explicit: bool = False, reward: str = "win_loss") -> None:
+                 explicit: bool = False, reward: str = "win_loss", observation: str = "flat") -> None:
         super().__init__()
         check_setup(num_players, variant)
         if render_mode not in (None, "human", "ansi"):
             raise ValueError(f"render_mode must be None, 'human' or 'ansi', got {render_mode!r}")
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
+        if observation not in OBSERVATIONS:
+            raise ValueError(f"observation must be one of {OBSERVATIONS}, got {observation!r}")
         self.num_players = int(num_players)
         self.variant = variant
         self.render_mode = render_mode
         self.explicit = bool(explicit)
         self.reward_mode = reward
+        self.observation_mode = observation
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        if observation == "dict":
+            inner: spaces.Space = dict_observation_space(action_mask=False)
+        else:
+            inner = spaces.Box(low=-1.0, high=2.0, shape=(OBS_SIZE,), dtype=np.float32)
         obs_space = spaces.Dict({
-            "observation": spaces.Box(low=-1.0, high=2.0, shape=(OBS_SIZE,), dtype=np.float32),
+            "observation": inner,
             "action_mask": spaces.Box(low=0, high=1, shape=(A.NUM_ACTIONS,), dtype=np.int8),
         })
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
@@ -60,7 +73,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
     # -- PettingZoo API -----------------------------------------------------------------
 
     def observation_space(self, agent: str) -> spaces.Space:
-        """The (shared) observation space: the flat vector and the int8 action mask."""
+        """The (shared) observation space: the flat vector (or the structured dict) and the int8 action mask."""
         return self.observation_spaces[agent]
 
     def action_space(self, agent: str) -> spaces.Space:
@@ -92,16 +105,20 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         # A position may name another player count or variant than the constructor did; the
         # seeded generator carries over so the next reset() stays reproducible.
         rng = self._rng
-        self.__init__(num_players, variant, self.render_mode, self.explicit, self.reward_mode)
+        self.__init__(num_players, variant, self.render_mode, self.explicit, self.reward_mode, self.observation_mode)
         self._rng = rng
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """``{"observation": float32 vector, "action_mask": int8}``; the mask is all zeros off turn."""
+        """``{"observation": float32 vector (or dict of float32 arrays), "action_mask": int8}``; the
+        mask is all zeros off turn."""
         seat = self.agent_name_mapping[agent]
         mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
         if seat == self.game.current_player:
             mask[self.game.legal_actions()] = 1
-        return {"observation": encode(self.game, seat, self._seat_cache), "action_mask": mask}
+        vector = encode(self.game, seat, self._seat_cache)
+        if self.observation_mode == "dict":
+            return {"observation": split_flat(vector), "action_mask": mask}
+        return {"observation": vector, "action_mask": mask}
 
     def step(self, action: int | None) -> None:
         """Apply the selected agent's action; an illegal one raises ``IllegalActionError`` and changes nothing."""
