@@ -128,6 +128,47 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- train ------------------------------------------------------------------------------------
+
+def _override(text: str) -> tuple[str, object]:
+    import yaml
+
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    return key.strip(), yaml.safe_load(value)
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    """Train (or resume) a self-play run, then print its policy's results against the baselines."""
+    from .training.config import ConfigError, apply_overrides, config_from_dict, config_to_dict, load_config
+
+    try:
+        from .training.selfplay import evaluation_table, format_evaluation_table, resume_config, train
+    except ImportError as exc:  # torch / sb3 missing
+        print(f"training needs the rl extra (pip install -e \".[rl]\"): {exc}", file=sys.stderr)
+        return 2
+    overrides = dict(args.set)
+    try:
+        if args.config:
+            cfg = load_config(args.config, overrides)
+        else:
+            cfg = config_from_dict(apply_overrides(config_to_dict(resume_config(args.resume)), overrides))
+    except (ConfigError, FileNotFoundError) as exc:
+        print(f"five-towers train: {exc}", file=sys.stderr)
+        return 2
+    print(f"run folder: {cfg.run_dir}")
+    policy = train(cfg, resume=args.resume, progress=not args.no_progress)
+    print(f"exported policy: {policy}  (play it as the agent ppo:path={policy})")
+    games = cfg.final_eval_games if args.eval_games is None else args.eval_games
+    if games:
+        rows = evaluation_table(policy, cfg.num_players, cfg.variant, cfg.eval_opponents, games, seed=cfg.seed,
+                                workers=args.workers, progress=not args.no_progress)
+        print(f"\n{policy} against the baselines ({cfg.num_players} players, {cfg.variant}, {games} games each):")
+        print(format_evaluation_table(rows))
+    return 0
+
+
 # -- parser -----------------------------------------------------------------------------------
 
 def build_parser() -> argparse.ArgumentParser:
@@ -158,15 +199,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-plot", action="store_true", help="skip the PNG of the win-rate matrix")
     p.set_defaults(func=cmd_tournament)
 
-    # ---------------------------------------------------------------------------------------
-    # TRAIN SUBCOMMAND GOES HERE (reserved for the training engineer; not implemented here).
-    # Add e.g.:
-    #     p = sub.add_parser("train", help="train a policy")
-    #     ... arguments ...
-    #     p.set_defaults(func=cmd_train)
-    # with `cmd_train(args) -> int` defined beside cmd_play / cmd_evaluate / cmd_tournament
-    # (import heavy training dependencies inside it, so the other commands stay light).
-    # ---------------------------------------------------------------------------------------
+    p = sub.add_parser("train", help="self-play MaskablePPO training from a YAML config (needs the rl extra)")
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--config", metavar="YAML", help="a training config, e.g. configs/ppo_selfplay_2p.yaml")
+    source.add_argument("--resume", metavar="CHECKPOINT",
+                        help="continue a run from runs/<name>/checkpoints/step_N.zip (its stored config)")
+    p.add_argument("--set", nargs="+", default=[], metavar="KEY=VALUE", type=_override,
+                   help="override config settings, e.g. total_timesteps=200000 ppo.n_epochs=2 (YAML values)")
+    p.add_argument("--eval-games", type=_nonneg, default=None,
+                   help="games per baseline in the evaluation table printed at the end "
+                        "(default: the config's final_eval_games; 0 skips it)")
+    p.add_argument("--workers", type=int, default=1, help="processes for that evaluation (default 1)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.set_defaults(func=cmd_train)
 
     return parser
 

@@ -12,6 +12,7 @@ AGENTS: dict[str, str] = {
     "greedy": "five_towers_env.agents.greedy:GreedyAgent",
     "heuristic": "five_towers_env.agents.heuristic:HeuristicAgent",
     "mcts": "five_towers_env.agents.mcts:MCTSAgent",
+    "ppo": "five_towers_env.agents.policy:PolicyAgent",  # path=... (default: the shipped policy)
 }
 
 

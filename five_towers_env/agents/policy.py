@@ -1,0 +1,121 @@
+"""A trained policy as an agent (``"ppo"``): numpy inference, no torch needed to play.
+
+Training saves resumable sb3-contrib ``MaskablePPO`` checkpoints (``.zip``, torch) and exports
+the policy network to a small ``.npz`` of numpy arrays (:func:`export_policy`). ``PolicyAgent``
+loads either: an ``.npz`` with numpy alone, a ``.zip`` through sb3-contrib (converted on load).
+Without a path it loads the shipped 2-player base-game policy :data:`SHIPPED_POLICY`.
+
+The network is SB3's ``MlpPolicy`` actor: the flat observation (``OBS_SIZE`` floats) through the
+hidden layers (``tanh`` or ``relu``) to one logit per action id; illegal actions are masked out.
+Played deterministically (the most likely legal action) by default, or sampled.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..engine.actions import NUM_ACTIONS
+from ..env.observation import OBS_SIZE
+
+#: The policy trained by ``configs/ppo_selfplay_2p.yaml`` (see the README), shipped with the package.
+SHIPPED_POLICY = Path(__file__).with_name("policies") / "ppo_2p_base.npz"
+FORMAT = 1
+_ACTIVATIONS = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0)}
+
+
+def export_policy(model: Any, path: str | Path, **meta: Any) -> Path:
+    """Write the actor of a ``MaskablePPO`` model as an ``.npz`` (float32 weights plus ``meta``)."""
+    import torch.nn as nn
+
+    policy = model.policy
+    layers = [m for m in policy.mlp_extractor.policy_net if isinstance(m, nn.Linear)]
+    acts = {type(m).__name__.lower() for m in policy.mlp_extractor.policy_net if not isinstance(m, nn.Linear)}
+    if acts not in ({"tanh"}, {"relu"}):
+        raise ValueError(f"cannot export activations {acts}; tanh or relu expected")
+    arrays = {}
+    for i, layer in enumerate(layers + [policy.action_net]):
+        arrays[f"w{i}"] = layer.weight.detach().cpu().numpy().astype(np.float32)
+        arrays[f"b{i}"] = layer.bias.detach().cpu().numpy().astype(np.float32)
+    if arrays["w0"].shape[1] != OBS_SIZE or arrays[f"w{len(layers)}"].shape[0] != NUM_ACTIONS:
+        raise ValueError("the model's input/output sizes do not match this environment's observation/actions")
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(path, format=FORMAT, activation=acts.pop(), layers=len(layers) + 1,
+                        meta=repr(dict(meta)), **arrays)
+    return path
+
+
+def _load_arrays(path: Path) -> tuple[list[tuple[np.ndarray, np.ndarray]], str, dict[str, Any]]:
+    if path.suffix == ".zip":
+        import tempfile
+
+        from sb3_contrib import MaskablePPO
+
+        model = MaskablePPO.load(path, device="cpu")
+        with tempfile.TemporaryDirectory() as tmp:
+            return _load_arrays(export_policy(model, Path(tmp) / "policy.npz"))
+    with np.load(path, allow_pickle=False) as data:
+        if int(data["format"]) != FORMAT:
+            raise ValueError(f"{path}: policy format {int(data['format'])}, this version reads {FORMAT}")
+        n = int(data["layers"])
+        layers = [(data[f"w{i}"].astype(np.float32), data[f"b{i}"].astype(np.float32)) for i in range(n)]
+        import ast
+
+        return layers, str(data["activation"]), ast.literal_eval(str(data["meta"]))
+
+
+class PolicyAgent:
+    """Plays a trained policy network.
+
+    Args:
+        path: an exported ``.npz`` or a ``MaskablePPO`` ``.zip`` checkpoint; default: the shipped policy.
+        seed: seeds the generator used when ``deterministic`` is False.
+        deterministic: play the most likely legal action (default) or sample from the policy.
+        name: the agent's name in reports.
+    """
+
+    def __init__(self, path: str | Path | None = None, seed: int | None = None,
+                 deterministic: bool = True, name: str = "ppo") -> None:
+        self.path = Path(path) if path is not None else SHIPPED_POLICY
+        if not self.path.exists():
+            raise FileNotFoundError(f"no policy file at {self.path}")
+        self.layers, activation, self.meta = _load_arrays(self.path)
+        if self.layers[0][0].shape[1] != OBS_SIZE or self.layers[-1][0].shape[0] != NUM_ACTIONS:
+            raise ValueError(f"{self.path}: network sizes do not match this environment")
+        self._act = _ACTIVATIONS[activation]
+        # the observation is sparse: the first layer gathers the weight rows of its non-zero entries
+        self._w0t = np.ascontiguousarray(self.layers[0][0].T)
+        self.deterministic = bool(deterministic)
+        self.name = name
+        self.rng = np.random.default_rng(seed)
+
+    def seed(self, seed: int | None) -> None:
+        """Re-seed the sampling generator."""
+        self.rng = np.random.default_rng(seed)
+
+    def logits(self, observation: np.ndarray) -> np.ndarray:
+        """Unmasked action logits for one flat observation (or a batch of them)."""
+        x = np.asarray(observation, dtype=np.float32)
+        if x.ndim == 1:
+            # einsum instead of BLAS: a multi-threaded BLAS matrix-vector product can take
+            # milliseconds on a busy machine (threads waiting for each other), einsum never does
+            nz = np.flatnonzero(x)
+            h = np.einsum("i,ij->j", x[nz], self._w0t[nz]) + self.layers[0][1]
+            for w, b in self.layers[1:]:
+                h = np.einsum("ij,j->i", w, self._act(h)) + b
+            return h
+        for w, b in self.layers[:-1]:
+            x = self._act(x @ w.T + b)
+        w, b = self.layers[-1]
+        return x @ w.T + b
+
+    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
+        """The policy's choice among the legal actions of ``observation["action_mask"]``."""
+        mask = np.asarray(observation["action_mask"], dtype=bool)
+        logits = np.where(mask, self.logits(observation["observation"]), -np.inf)
+        if self.deterministic:
+            return int(np.argmax(logits))
+        p = np.exp(logits - logits.max())
+        return int(self.rng.choice(NUM_ACTIONS, p=p / p.sum()))

@@ -1,0 +1,8 @@
+"""Self-play PPO training (needs the ``rl`` extra: torch, stable-baselines3, sb3-contrib).
+
+:mod:`.config` (validated YAML settings) and :mod:`.pool` import without torch; :mod:`.selfplay`
+holds the training loop.
+"""
+from .config import ConfigError, PoolSettings, PPOSettings, TrainConfig, config_from_dict, load_config
+
+__all__ = ["ConfigError", "PoolSettings", "PPOSettings", "TrainConfig", "config_from_dict", "load_config"]

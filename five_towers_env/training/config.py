@@ -1,0 +1,252 @@
+"""Settings of a self-play training run, loaded from YAML into validated dataclasses.
+
+Every setting is documented on its field. A config file holds any subset of them (the rest keep
+their defaults) in three sections mirroring the dataclasses: top-level run settings, ``ppo:``
+and ``pool:``. Unknown keys, wrong types and out-of-range values are errors that name the key.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, get_type_hints
+
+from ..engine.state import MAX_PLAYERS, MIN_PLAYERS, VARIANTS
+
+BASELINES = ("random", "greedy", "heuristic", "mcts")
+
+
+class ConfigError(ValueError):
+    """A config file or mapping that cannot be used; the message names the offending key."""
+
+
+@dataclass
+class PPOSettings:
+    """Hyper-parameters handed to sb3-contrib's ``MaskablePPO``."""
+
+    learning_rate: float = 3e-4
+    """Adam step size (constant)."""
+    n_steps: int = 512
+    """Learner decisions collected per environment before each update."""
+    batch_size: int = 1024
+    """Minibatch size of the PPO update."""
+    n_epochs: int = 4
+    """Passes over each rollout."""
+    gamma: float = 1.0
+    """Discount; the game is short and the reward comes at its end, so 1 by default."""
+    gae_lambda: float = 0.95
+    """GAE lambda."""
+    clip_range: float = 0.2
+    """PPO ratio clip."""
+    ent_coef: float = 0.01
+    """Entropy bonus weight."""
+    vf_coef: float = 0.5
+    """Value loss weight."""
+    max_grad_norm: float = 0.5
+    """Gradient clipping norm."""
+    net_arch: list[int] = field(default_factory=lambda: [256, 256])
+    """Hidden layer sizes of the policy and of the value network (separate networks)."""
+    activation: str = "tanh"
+    """Hidden activation: ``tanh`` or ``relu``."""
+
+
+@dataclass
+class PoolSettings:
+    """The opponents the learner meets: baseline agents plus frozen snapshots of itself."""
+
+    baselines: dict[str, float] = field(default_factory=lambda: {"random": 0.1, "greedy": 0.3, "heuristic": 0.6})
+    """Baseline agent name -> sampling weight (``random``, ``greedy``, ``heuristic``, ``mcts``)."""
+    snapshot_weight: float = 0.0
+    """Total sampling weight of the snapshots, shared among them (see ``recency``); 0 disables self-play."""
+    recency: float = 1.0
+    """Snapshot ``k`` (0 = oldest) gets weight proportional to ``recency ** k``: 1 samples uniformly,
+    larger values favour recent snapshots."""
+    max_snapshots: int = 5
+    """Snapshots kept; the oldest is dropped when a new one is added."""
+    promote_win_rate: float = 0.55
+    """A snapshot of the learner joins the pool when, at an evaluation, its win rate against the
+    pool (games sampled as in training) reaches this."""
+    promote_games: int = 100
+    """Games of that pool evaluation."""
+    per_seat: bool = True
+    """Sample each opponent seat independently (else one draw fills every opponent seat)."""
+
+
+@dataclass
+class TrainConfig:
+    """A whole run: game, budget, seeds, logging and the two sections above."""
+
+    name: str = "ppo_selfplay"
+    """Run name: the run folder is ``<out_dir>/<name>``."""
+    num_players: int = 2
+    """Players per game (2..5); the learner takes a random seat every game."""
+    variant: str = "base"
+    """``base`` or ``great_powers``."""
+    total_timesteps: int = 2_000_000
+    """Learner decisions to train for."""
+    seed: int = 0
+    """The one seed of the run: torch, the environments and the evaluations derive from it."""
+    n_envs: int = 8
+    """Parallel environments."""
+    subproc: bool = True
+    """Run the environments in worker processes (``SubprocVecEnv``) instead of in the trainer."""
+    reward_margin: float = 0.02
+    """Shaping: the learner's reward is win/loss (+1 / -1) plus this times its score margin
+    (own score minus the best other score). 0 trains on win/loss alone."""
+    eval_every: int = 100_000
+    """Evaluate (against each of ``eval_opponents``, and the pool) every this many timesteps."""
+    eval_games: int = 100
+    """Games per opponent at each evaluation (seats rotated, seeded)."""
+    eval_opponents: list[str] = field(default_factory=lambda: ["random", "greedy", "heuristic"])
+    """Baselines the win rate is logged against (``eval/win_rate_vs_<name>``)."""
+    final_eval_games: int = 200
+    """Games per baseline of ``eval_opponents`` in the table ``five-towers train`` prints at the end
+    (0 skips it)."""
+    checkpoint_every: int = 200_000
+    """Save a resumable checkpoint every this many timesteps (and at the end)."""
+    out_dir: str = "runs"
+    """Folder of the run folders."""
+    torch_threads: int = 1
+    """Torch threads in the trainer (small networks gain nothing from more)."""
+    ppo: PPOSettings = field(default_factory=PPOSettings)
+    """PPO hyper-parameters."""
+    pool: PoolSettings = field(default_factory=PoolSettings)
+    """Opponent pool."""
+
+    @property
+    def run_dir(self) -> Path:
+        """Where checkpoints, logs and the exported policy go."""
+        return Path(self.out_dir) / self.name
+
+
+_SECTIONS = {"ppo": PPOSettings, "pool": PoolSettings}
+
+
+def _check_type(key: str, value: Any, hint: Any) -> Any:
+    """Return ``value`` as the annotated type, or raise naming ``key``."""
+    origin = getattr(hint, "__origin__", None)
+    if hint is float and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    if hint in (int, str, bool):
+        if type(value) is hint:
+            return value
+        raise ConfigError(f"{key}: expected {hint.__name__}, got {value!r}")
+    if origin is list:
+        (item,) = hint.__args__
+        if not isinstance(value, list):
+            raise ConfigError(f"{key}: expected a list, got {value!r}")
+        return [_check_type(f"{key}[{i}]", v, item) for i, v in enumerate(value)]
+    if origin is dict:
+        k_hint, v_hint = hint.__args__
+        if not isinstance(value, dict):
+            raise ConfigError(f"{key}: expected a mapping, got {value!r}")
+        return {_check_type(f"{key} key", k, k_hint): _check_type(f"{key}.{k}", v, v_hint) for k, v in value.items()}
+    raise ConfigError(f"{key}: expected {getattr(hint, '__name__', hint)}, got {value!r}")
+
+
+def _build(cls: type, data: Any, prefix: str) -> Any:
+    if not isinstance(data, dict):
+        raise ConfigError(f"{prefix or 'config'}: expected a mapping, got {data!r}")
+    hints = get_type_hints(cls)
+    names = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(data) - names)
+    if unknown:
+        raise ConfigError(f"unknown key(s) {', '.join(prefix + str(k) for k in unknown)}; "
+                          f"known: {', '.join(sorted(names))}")
+    values = {}
+    for key, value in data.items():
+        if key in _SECTIONS and cls is TrainConfig:
+            values[key] = _build(_SECTIONS[key], value, f"{key}.")
+        else:
+            values[key] = _check_type(prefix + key, value, hints[key])
+    return cls(**values)
+
+
+def _require(ok: bool, message: str) -> None:
+    if not ok:
+        raise ConfigError(message)
+
+
+def validate(cfg: TrainConfig) -> TrainConfig:
+    """Check ranges and names; return ``cfg`` or raise :class:`ConfigError`."""
+    _require(MIN_PLAYERS <= cfg.num_players <= MAX_PLAYERS, f"num_players: must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {cfg.num_players}")
+    _require(cfg.variant in VARIANTS, f"variant: must be one of {', '.join(VARIANTS)}, got {cfg.variant!r}")
+    _require(bool(cfg.name) and "/" not in cfg.name and cfg.name not in (".", ".."), f"name: must be a plain folder name, got {cfg.name!r}")
+    for key in ("total_timesteps", "n_envs", "eval_every", "eval_games", "checkpoint_every", "torch_threads"):
+        _require(getattr(cfg, key) >= 1, f"{key}: must be >= 1, got {getattr(cfg, key)}")
+    _require(cfg.final_eval_games >= 0, f"final_eval_games: must be >= 0, got {cfg.final_eval_games}")
+    _require(cfg.seed >= 0, f"seed: must be >= 0, got {cfg.seed}")
+    _require(cfg.reward_margin >= 0, f"reward_margin: must be >= 0, got {cfg.reward_margin}")
+    for name in cfg.eval_opponents:
+        _require(name in BASELINES, f"eval_opponents: unknown agent {name!r}; known: {', '.join(BASELINES)}")
+    p = cfg.ppo
+    for key in ("n_steps", "batch_size", "n_epochs"):
+        _require(getattr(p, key) >= 1, f"ppo.{key}: must be >= 1, got {getattr(p, key)}")
+    _require(p.learning_rate > 0, f"ppo.learning_rate: must be > 0, got {p.learning_rate}")
+    _require(0 < p.gamma <= 1 and 0 <= p.gae_lambda <= 1, "ppo.gamma must be in (0, 1] and ppo.gae_lambda in [0, 1]")
+    _require(p.clip_range > 0 and p.ent_coef >= 0 and p.vf_coef >= 0 and p.max_grad_norm > 0,
+             "ppo.clip_range and ppo.max_grad_norm must be > 0, ppo.ent_coef and ppo.vf_coef >= 0")
+    _require(bool(p.net_arch) and all(h >= 1 for h in p.net_arch), f"ppo.net_arch: positive layer sizes, got {p.net_arch}")
+    _require(p.activation in ("tanh", "relu"), f"ppo.activation: tanh or relu, got {p.activation!r}")
+    _require(p.batch_size <= p.n_steps * cfg.n_envs,
+             f"ppo.batch_size ({p.batch_size}) exceeds the rollout size n_steps * n_envs ({p.n_steps * cfg.n_envs})")
+    q = cfg.pool
+    for name, weight in q.baselines.items():
+        _require(name in BASELINES, f"pool.baselines: unknown agent {name!r}; known: {', '.join(BASELINES)}")
+        _require(weight >= 0, f"pool.baselines.{name}: weight must be >= 0, got {weight}")
+    _require(q.snapshot_weight >= 0, f"pool.snapshot_weight: must be >= 0, got {q.snapshot_weight}")
+    _require(sum(q.baselines.values()) > 0, "pool: the baselines need a positive total weight "
+             "(the pool starts with no snapshots)")
+    _require(q.recency > 0, f"pool.recency: must be > 0, got {q.recency}")
+    _require(q.max_snapshots >= 1 and q.promote_games >= 1, "pool.max_snapshots and pool.promote_games must be >= 1")
+    _require(0 < q.promote_win_rate <= 1, f"pool.promote_win_rate: must be in (0, 1], got {q.promote_win_rate}")
+    return cfg
+
+
+def config_from_dict(data: dict[str, Any]) -> TrainConfig:
+    """Build and validate a :class:`TrainConfig` from a mapping (as ``yaml.safe_load`` returns)."""
+    return validate(_build(TrainConfig, data if data is not None else {}, ""))
+
+
+def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> TrainConfig:
+    """Load a YAML config file; ``overrides`` (dotted keys, e.g. ``{"ppo.n_epochs": 2}``) win."""
+    import yaml
+
+    text = Path(path).read_text()
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{path}: not valid YAML: {e}") from e
+    data = {} if data is None else data
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: the config must be a mapping of settings, got {type(data).__name__}")
+    apply_overrides(data, overrides or {})
+    try:
+        return config_from_dict(data)
+    except ConfigError as e:
+        raise ConfigError(f"{path}: {e}") from None
+
+
+def apply_overrides(data: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
+    """Set dotted keys (``{"ppo.n_epochs": 2}``) in a config mapping, in place; returns it."""
+    for dotted, value in overrides.items():
+        node = data
+        *parents, last = dotted.split(".")
+        for part in parents:
+            node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                raise ConfigError(f"{dotted}: {part} is not a section")
+        node[last] = value
+    return data
+
+
+def config_to_dict(cfg: TrainConfig) -> dict[str, Any]:
+    """The config as plain data (for saving beside checkpoints)."""
+    return dataclasses.asdict(cfg)
+
+
+def save_config(cfg: TrainConfig, path: str | Path) -> None:
+    """Write ``cfg`` as YAML that :func:`load_config` reads back to an equal config."""
+    import yaml
+
+    Path(path).write_text(yaml.safe_dump(config_to_dict(cfg), sort_keys=False))

@@ -1,0 +1,326 @@
+"""Self-play training with sb3-contrib's ``MaskablePPO`` (one readable loop, CleanRL style).
+
+    five-towers train --config configs/ppo_selfplay_2p.yaml
+    five-towers train --resume runs/ppo_selfplay_2p/checkpoints/step_400000.zip
+
+The learner plays a random seat of :class:`~five_towers_env.wrappers.FiveTowersGymEnv` against
+opponents drawn each game from an :class:`~.pool.OpponentPool` (baselines plus frozen snapshots
+of itself). The run alternates PPO training with evaluations:
+
+1. train ``eval_every`` timesteps;
+2. evaluate the current policy against each baseline of ``eval_opponents`` (``eval_games``
+   seeded games each, the same games every time) and against the pool; log the win rates;
+3. if it wins ``promote_win_rate`` of the pool games, export it as a snapshot into the pool;
+4. checkpoint every ``checkpoint_every`` timesteps.
+
+Everything lands in ``<out_dir>/<name>/``: ``config.yaml``, ``checkpoints/step_N.zip`` (with
+``step_N.json``: config, seed, pool and evaluation log at that point), ``snapshots/``,
+``eval_log.csv``, TensorBoard logs in ``tb/``, and at the end ``policy.npz`` (the exported
+actor, playable with numpy alone as the ``ppo`` agent) and ``learning_curve.png``.
+
+Seeds: ``cfg.seed`` seeds torch, numpy and the environments (through SB3), and evaluation games
+use fixed seeds, so a run is reproducible on one machine (with ``torch_threads: 1``). A resumed run
+continues from the checkpoint's weights, optimiser state, timestep count and pool, but its
+environments restart their generators, so it is not bit-identical to an uninterrupted run.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import gymnasium
+import numpy as np
+
+from ..agents.policy import PolicyAgent, export_policy
+from ..wrappers.single_agent import FiveTowersGymEnv
+from .config import TrainConfig, config_from_dict, config_to_dict, save_config
+from .pool import OpponentPool
+
+EVAL_SEED = 1_000_003  # evaluation games are the same at every evaluation and in every run
+
+
+class ShapedReward(gymnasium.Wrapper):
+    """Adds ``coef`` x score margin to the final win/loss reward and reports the game's outcome
+    in ``info["episode_outcome"]`` (score, margin, win) for logging."""
+
+    def __init__(self, env: FiveTowersGymEnv, coef: float) -> None:
+        super().__init__(env)
+        self.coef = coef
+
+    def step(self, action: Any):
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        if terminated and "scores" in info:
+            seat, scores = info["learner_seat"], info["scores"]
+            margin = scores[seat] - max(s for i, s in enumerate(scores) if i != seat)
+            info["episode_outcome"] = {"score": scores[seat], "margin": margin, "win": float(seat in info["winners"])}
+            reward += self.coef * margin
+        return obs, reward, terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions (for ``MaskablePPO``)."""
+        return self.env.action_masks()
+
+
+def make_training_env(cfg: TrainConfig, sampler: Any, rank: int = 0) -> gymnasium.Env:
+    """One training environment: the single-agent game against the pool, shaped reward, episode stats."""
+    from stable_baselines3.common.monitor import Monitor
+
+    env = FiveTowersGymEnv(num_players=cfg.num_players, variant=cfg.variant, opponent_sampler=sampler)
+    return Monitor(ShapedReward(env, cfg.reward_margin))
+
+
+def _env_factory(cfg_dict: dict[str, Any], sampler: Any, rank: int):
+    return make_training_env(config_from_dict(cfg_dict), sampler, rank)
+
+
+def make_vec_env(cfg: TrainConfig, sampler: Any):
+    """``n_envs`` training environments, in worker processes if ``cfg.subproc``."""
+    import functools
+
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    fns = [functools.partial(_env_factory, config_to_dict(cfg), sampler, rank) for rank in range(cfg.n_envs)]
+    if cfg.subproc and cfg.n_envs > 1:
+        return SubprocVecEnv(fns, start_method="fork" if hasattr(__import__("os"), "fork") else "spawn")
+    return DummyVecEnv(fns)
+
+
+def play_games(agent: PolicyAgent, cfg: TrainConfig, opponents: Any, games: int, seed: int) -> dict[str, float]:
+    """Win rate (shared wins count), mean score and margin of ``agent`` over ``games`` seeded games
+    in random seats; ``opponents`` is a registry name or a pool sampler."""
+    kwargs = {"opponent_sampler": opponents} if callable(opponents) else {"opponents": opponents}
+    env = ShapedReward(FiveTowersGymEnv(num_players=cfg.num_players, variant=cfg.variant, **kwargs), 0.0)
+    wins = score = margin = 0.0
+    for g in range(games):
+        obs, info = env.reset(seed=seed + g)
+        terminated = False
+        while not terminated:
+            action = agent.act({"observation": obs, "action_mask": env.action_masks()}, info)
+            obs, _, terminated, _, info = env.step(action)
+        outcome = info["episode_outcome"]
+        wins += outcome["win"]
+        score += outcome["score"]
+        margin += outcome["margin"]
+    return {"win_rate": wins / games, "score": score / games, "margin": margin / games}
+
+
+def episode_callback(total: int, start: int, progress: bool):
+    """An SB3 callback that logs the learner's game outcomes (``episode/score``, ``episode/margin``,
+    ``episode/win``) and advances a progress bar over the whole run."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class EpisodeStats(BaseCallback):
+        def _on_training_start(self) -> None:
+            self.bar = None
+            if progress:
+                from tqdm import tqdm
+
+                self.bar = tqdm(total=total, initial=start, unit="step", desc="training", dynamic_ncols=True)
+            self.last = self.num_timesteps
+
+        def _on_step(self) -> bool:
+            for info in self.locals["infos"]:
+                for key, value in info.get("episode_outcome", {}).items():
+                    self.logger.record_mean(f"episode/{key}", value)
+            if self.bar is not None:
+                self.bar.update(self.num_timesteps - self.last)
+            self.last = self.num_timesteps
+            return True
+
+        def _on_training_end(self) -> None:
+            if self.bar is not None:
+                self.bar.close()
+
+    return EpisodeStats()
+
+
+def _new_model(cfg: TrainConfig, venv: Any):
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    p = cfg.ppo
+    activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[p.activation]
+    return MaskablePPO(
+        "MlpPolicy", venv, learning_rate=p.learning_rate, n_steps=p.n_steps, batch_size=p.batch_size,
+        n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range,
+        ent_coef=p.ent_coef, vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm, seed=cfg.seed, device="cpu",
+        policy_kwargs={"net_arch": {"pi": list(p.net_arch), "vf": list(p.net_arch)}, "activation_fn": activation},
+        tensorboard_log=None, verbose=0)
+
+
+class Trainer:
+    """One run: builds (or resumes) the model, the pool and the environments, then :meth:`run`."""
+
+    def __init__(self, cfg: TrainConfig, resume: str | Path | None = None, progress: bool = True) -> None:
+        import torch
+        from sb3_contrib import MaskablePPO
+        from stable_baselines3.common.logger import configure
+
+        self.cfg, self.progress = cfg, progress
+        self.run_dir = cfg.run_dir
+        for sub in ("checkpoints", "snapshots"):
+            (self.run_dir / sub).mkdir(parents=True, exist_ok=True)
+        save_config(cfg, self.run_dir / "config.yaml")
+        torch.set_num_threads(cfg.torch_threads)
+        self.pool = OpponentPool(cfg.pool, cfg.num_players)
+        self.eval_rows: list[dict[str, float]] = []
+        state = json.loads(Path(resume).with_suffix(".json").read_text()) if resume else None
+        if state:
+            self.pool.snapshots = list(state["snapshots"])
+            self.eval_rows = list(state["eval_rows"])
+        self.venv = make_vec_env(cfg, self.pool.sampler())
+        if resume:
+            self.model = MaskablePPO.load(resume, env=self.venv, device="cpu")
+        else:
+            self.model = _new_model(cfg, self.venv)
+        self.model.set_logger(configure(str(self.run_dir / "tb"), ["tensorboard", "csv"]))
+        self._write_eval_log()
+
+    # -- evaluation and the pool ------------------------------------------------------------
+
+    def current_agent(self) -> PolicyAgent:
+        """The current policy as a deterministic numpy agent."""
+        path = export_policy(self.model, self.run_dir / "policy.npz", **self._meta())
+        return PolicyAgent(path)
+
+    def _meta(self) -> dict[str, Any]:
+        return {"num_players": self.cfg.num_players, "variant": self.cfg.variant,
+                "timesteps": int(self.model.num_timesteps), "seed": self.cfg.seed, "name": self.cfg.name}
+
+    def evaluate(self) -> dict[str, float]:
+        """Win rates against each evaluation baseline and the pool; promote a snapshot if earned."""
+        cfg, steps = self.cfg, int(self.model.num_timesteps)
+        agent = self.current_agent()
+        row: dict[str, float] = {"timesteps": steps, "wall_s": round(time.time() - self.start, 1)}
+        for name in cfg.eval_opponents:
+            result = play_games(agent, cfg, name, cfg.eval_games, EVAL_SEED)
+            row[f"win_rate_vs_{name}"] = result["win_rate"]
+            row[f"margin_vs_{name}"] = result["margin"]
+            self.model.logger.record(f"eval/win_rate_vs_{name}", result["win_rate"])
+            self.model.logger.record(f"eval/margin_vs_{name}", result["margin"])
+        if cfg.pool.snapshot_weight > 0:
+            pool_result = play_games(agent, cfg, self.pool.sampler(), cfg.pool.promote_games, EVAL_SEED + steps)
+            row["win_rate_vs_pool"] = pool_result["win_rate"]
+            self.model.logger.record("eval/win_rate_vs_pool", pool_result["win_rate"])
+            if pool_result["win_rate"] >= cfg.pool.promote_win_rate:
+                snap = export_policy(self.model, self.run_dir / "snapshots" / f"step_{steps}.npz", **self._meta())
+                self.pool.add_snapshot(snap)
+                self.venv.env_method("set_opponents", sampler=self.pool.sampler())
+            row["snapshots"] = len(self.pool.snapshots)
+            self.model.logger.record("pool/snapshots", len(self.pool.snapshots))
+        self.model.logger.dump(steps)
+        self.eval_rows.append(row)
+        self._write_eval_log()
+        return row
+
+    def _write_eval_log(self) -> None:
+        if not self.eval_rows:
+            return
+        keys = list(dict.fromkeys(k for row in self.eval_rows for k in row))
+        with open(self.run_dir / "eval_log.csv", "w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=keys)
+            writer.writeheader()
+            writer.writerows(self.eval_rows)
+
+    def checkpoint(self) -> Path:
+        """Save model + optimiser (``.zip``) and the config, seed, pool and log (``.json``)."""
+        steps = int(self.model.num_timesteps)
+        path = self.run_dir / "checkpoints" / f"step_{steps}.zip"
+        self.model.save(path)
+        state = {"timesteps": steps, "seed": self.cfg.seed, "config": config_to_dict(self.cfg),
+                 "snapshots": self.pool.snapshots, "eval_rows": self.eval_rows}
+        path.with_suffix(".json").write_text(json.dumps(state, indent=1))
+        return path
+
+    # -- the loop ---------------------------------------------------------------------------
+
+    def run(self) -> Path:
+        """Train to ``total_timesteps``; return the exported ``policy.npz``."""
+        cfg = self.cfg
+        self.start = time.time() - (self.eval_rows[-1]["wall_s"] if self.eval_rows else 0.0)
+        if not self.eval_rows:
+            self.evaluate()  # the untrained policy: the first point of the learning curve
+        next_ckpt = (self.model.num_timesteps // cfg.checkpoint_every + 1) * cfg.checkpoint_every
+        while self.model.num_timesteps < cfg.total_timesteps:
+            steps = int(self.model.num_timesteps)
+            chunk = min(cfg.eval_every - steps % cfg.eval_every, cfg.total_timesteps - steps)
+            self.model.learn(chunk, reset_num_timesteps=False,
+                             callback=episode_callback(cfg.total_timesteps, steps, self.progress))
+            self.evaluate()
+            if self.model.num_timesteps >= next_ckpt or self.model.num_timesteps >= cfg.total_timesteps:
+                self.checkpoint()
+                next_ckpt += cfg.checkpoint_every
+        self.venv.close()
+        policy = export_policy(self.model, self.run_dir / "policy.npz", **self._meta())
+        try:
+            plot_learning_curve(self.run_dir / "eval_log.csv", self.run_dir / "learning_curve.png")
+        except ImportError:  # matplotlib is optional (the eval extra)
+            pass
+        return policy
+
+
+def train(cfg: TrainConfig, resume: str | Path | None = None, progress: bool = True) -> Path:
+    """Run (or resume) training; return the path of the exported policy."""
+    return Trainer(cfg, resume=resume, progress=progress).run()
+
+
+def resume_config(checkpoint: str | Path) -> TrainConfig:
+    """The config stored beside a checkpoint."""
+    state = json.loads(Path(checkpoint).with_suffix(".json").read_text())
+    return config_from_dict(state["config"])
+
+
+def plot_learning_curve(eval_log: str | Path, png: str | Path, title: str | None = None) -> Path:
+    """Plot the win rate against each evaluation opponent over training timesteps."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with open(eval_log, newline="") as f:
+        rows = list(csv.DictReader(f))
+    steps = [int(r["timesteps"]) for r in rows]
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for key in rows[0]:
+        if key.startswith("win_rate_vs_"):
+            ax.plot(steps, [float(r[key]) if r.get(key) else np.nan for r in rows], marker=".",
+                    label=key[len("win_rate_vs_"):])
+    ax.set_xlabel("training timesteps (learner decisions)")
+    ax.set_ylabel("win rate")
+    ax.set_ylim(0, 1)
+    ax.grid(alpha=0.3)
+    ax.legend(title="against")
+    ax.set_title(title or f"{Path(eval_log).parent.name}: win rate during training")
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+    plt.close(fig)
+    return Path(png)
+
+
+def evaluation_table(policy: str | Path, num_players: int, variant: str, opponents: list[str], games: int,
+                     seed: int = 0, workers: int | None = 1, progress: bool = True) -> list[dict[str, Any]]:
+    """The policy against each baseline (``num_players - 1`` copies of it), seats rotated, over
+    ``games`` seeded games: one row per baseline with the policy's win rate, 95% CI, score and margin."""
+    from ..evaluation.match import evaluate
+
+    rows = []
+    for name in opponents:
+        result = evaluate([("ppo", {"path": str(policy)})] + [name] * (num_players - 1), num_games=games,
+                          num_players=num_players, variant=variant, seed=seed, workers=workers, progress=progress)
+        row = dict(result.agents[0])
+        row["opponent"] = name
+        rows.append(row)
+    return rows
+
+
+def format_evaluation_table(rows: list[dict[str, Any]]) -> str:
+    """Rows of :func:`evaluation_table` as an aligned text table."""
+    from ..evaluation.report import fmt_ci, text_table
+
+    headers = ["against", "games", "win rate", "95% CI", "mean score", "mean margin"]
+    body = [[r["opponent"], str(r["games"]), f"{r['win_rate']:.3f}", fmt_ci(r["ci_low"], r["ci_high"]),
+             f"{r['mean_score']:.2f}", f"{r['mean_margin']:+.2f}"] for r in rows]
+    return text_table(headers, body)

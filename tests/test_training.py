@@ -1,0 +1,230 @@
+"""Self-play training: config validation, the opponent pool, policy export / loading, a smoke run."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from five_towers_env.training.config import (ConfigError, TrainConfig, config_from_dict, config_to_dict,
+                                             load_config, save_config)
+
+CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+
+
+# -- config ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("path", sorted(CONFIGS.glob("*.yaml")), ids=lambda p: p.name)
+def test_shipped_configs_load_and_round_trip(path, tmp_path):
+    cfg = load_config(path)
+    save_config(cfg, tmp_path / "again.yaml")
+    assert load_config(tmp_path / "again.yaml") == cfg
+
+
+def test_config_files_cover_the_required_runs():
+    configs = {p.stem: load_config(p) for p in CONFIGS.glob("*.yaml")}
+    kinds = {(c.num_players, c.variant) for c in configs.values()}
+    assert (2, "base") in kinds and (4, "base") in kinds and any(v == "great_powers" for _, v in kinds)
+    assert "ppo_smoke" in configs and "ppo_selfplay_2p" in configs
+
+
+def test_every_setting_is_documented():
+    import inspect
+
+    from five_towers_env.training import config as config_module
+
+    source = inspect.getsource(config_module)
+    for cls in (config_module.TrainConfig, config_module.PPOSettings, config_module.PoolSettings):
+        for name in cls.__dataclass_fields__:
+            block = source.split(f"    {name}:", 1)[1].split("\n", 2)
+            assert block[1].strip().startswith('"""'), f"{cls.__name__}.{name} has no docstring"
+
+
+@pytest.mark.parametrize("data, message", [
+    ({"num_player": 2}, "unknown key(s) num_player"),
+    ({"ppo": {"learning_rat": 0.1}}, "unknown key(s) ppo.learning_rat"),
+    ({"pool": {"baselines": {"randm": 1.0}}}, "unknown agent 'randm'"),
+    ({"num_players": 7}, "num_players: must be 2..5"),
+    ({"num_players": "2"}, "num_players: expected int"),
+    ({"variant": "foo"}, "variant: must be one of"),
+    ({"total_timesteps": 0}, "total_timesteps: must be >= 1"),
+    ({"ppo": {"net_arch": [64, "x"]}}, "ppo.net_arch[1]: expected int"),
+    ({"ppo": {"activation": "gelu"}}, "ppo.activation"),
+    ({"ppo": {"batch_size": 4096, "n_steps": 16}, "n_envs": 2}, "exceeds the rollout size"),
+    ({"ppo": 3}, "ppo.: expected a mapping"),
+    ({"pool": {"baselines": {"random": -1.0}}}, "weight must be >= 0"),
+    ({"pool": {"baselines": {}}}, "positive total weight"),
+    ({"eval_opponents": ["nobody"]}, "eval_opponents: unknown agent"),
+    ({"subproc": "yes"}, "subproc: expected bool"),
+])
+def test_bad_configs_are_rejected_with_the_key_named(data, message):
+    with pytest.raises(ConfigError) as err:
+        config_from_dict(data)
+    assert message in str(err.value)
+
+
+def test_bad_yaml_file(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: [unclosed\n")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_config(bad)
+    bad.write_text("- a list\n")
+    with pytest.raises(ConfigError, match="must be a mapping"):
+        load_config(bad)
+    bad.write_text("seed: 1\nbogus: 2\n")
+    with pytest.raises(ConfigError, match=r"bad.yaml: unknown key\(s\) bogus"):
+        load_config(bad)
+
+
+def test_overrides_and_defaults(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("seed: 3\n")
+    cfg = load_config(path, {"ppo.n_epochs": 2, "total_timesteps": 10})
+    assert cfg.seed == 3 and cfg.ppo.n_epochs == 2 and cfg.total_timesteps == 10
+    assert cfg.ppo.learning_rate == TrainConfig().ppo.learning_rate
+    assert config_from_dict(config_to_dict(cfg)) == cfg
+
+
+# -- pool -----------------------------------------------------------------------------------
+
+def test_pool_sampler_weights_and_pickling():
+    import pickle
+
+    from five_towers_env.training.pool import PoolSampler
+
+    sampler = PoolSampler([("random", 3.0), ("greedy", 1.0), ("heuristic", 0.0)], num_opponents=3)
+    draws = [d for _ in range(400) for d in sampler(np.random.default_rng(_))]
+    assert set(draws) == {"random", "greedy"}
+    assert 0.65 < draws.count("random") / len(draws) < 0.85
+    same_seat = PoolSampler([("random", 1.0), ("greedy", 1.0)], num_opponents=3, per_seat=False)
+    assert all(len(set(same_seat(np.random.default_rng(s)))) == 1 for s in range(20))
+    clone = pickle.loads(pickle.dumps(sampler))
+    assert clone(np.random.default_rng(5)) == sampler(np.random.default_rng(5))
+    with pytest.raises(ValueError):
+        PoolSampler([("random", 0.0)], 1)
+
+
+def test_pool_snapshots_share_their_weight_and_are_capped(tmp_path):
+    from five_towers_env.training.config import PoolSettings
+    from five_towers_env.training.pool import SNAPSHOT, OpponentPool
+
+    pool = OpponentPool(PoolSettings(baselines={"random": 1.0}, snapshot_weight=1.0, recency=2.0, max_snapshots=2), 2)
+    assert pool.entries() == [("random", 1.0)]
+    for k in range(3):
+        pool.add_snapshot(tmp_path / f"s{k}.npz")
+    entries = dict(pool.entries())
+    assert list(entries) == ["random", SNAPSHOT + str(tmp_path / "s1.npz"), SNAPSHOT + str(tmp_path / "s2.npz")]
+    assert entries[SNAPSHOT + str(tmp_path / "s2.npz")] == pytest.approx(2 * entries[SNAPSHOT + str(tmp_path / "s1.npz")])
+    pool.save(tmp_path / "pool.json")
+    other = OpponentPool(pool.settings, 2)
+    other.load(tmp_path / "pool.json")
+    assert other.snapshots == pool.snapshots
+
+
+# -- training, export and the policy agent (need torch and sb3-contrib) ---------------------
+
+@pytest.fixture(scope="module")
+def smoke_run(tmp_path_factory):
+    pytest.importorskip("sb3_contrib")
+    from five_towers_env.training.selfplay import Trainer
+
+    out = tmp_path_factory.mktemp("runs")
+    cfg = load_config(CONFIGS / "ppo_smoke.yaml", {"out_dir": str(out)})
+    trainer = Trainer(cfg, progress=False)
+    policy = trainer.run()
+    return cfg, trainer, policy
+
+
+def test_smoke_training_saves_everything(smoke_run):
+    cfg, trainer, policy = smoke_run
+    run = cfg.run_dir
+    assert trainer.model.num_timesteps >= cfg.total_timesteps
+    assert policy == run / "policy.npz" and policy.exists()
+    assert load_config(run / "config.yaml") == cfg
+    ckpts = sorted(run.glob("checkpoints/step_*.zip"))
+    assert ckpts and all(c.with_suffix(".json").exists() for c in ckpts)
+    log = (run / "eval_log.csv").read_text().splitlines()
+    assert log[0].startswith("timesteps,wall_s,win_rate_vs_random") and len(log) >= 3
+    assert (run / "learning_curve.png").stat().st_size > 1000
+    assert list((run / "tb").glob("events.out.tfevents.*"))
+    assert trainer.pool.snapshots, "the smoke config promotes snapshots (promote_win_rate ~ 0)"
+
+
+def test_exported_policy_matches_the_sb3_policy(smoke_run):
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from five_towers_env.agents.policy import PolicyAgent
+    from five_towers_env.wrappers import FiveTowersGymEnv
+
+    cfg, trainer, policy = smoke_run
+    ckpt = sorted(cfg.run_dir.glob("checkpoints/step_*.zip"), key=lambda p: int(p.stem[5:]))[-1]
+    model = MaskablePPO.load(ckpt, device="cpu")
+    agent = PolicyAgent(policy)
+    env = FiveTowersGymEnv(num_players=2, opponents="random")
+    obs, _ = env.reset(seed=1)
+    for _ in range(30):
+        mask = env.action_masks()
+        expected, _ = model.predict(obs, action_masks=mask, deterministic=True)
+        with torch.no_grad():
+            logits = model.policy.get_distribution(model.policy.obs_to_tensor(obs)[0]).distribution.logits
+        ours = agent.logits(obs)
+        ours = ours - np.log(np.exp(ours - ours.max()).sum()) - ours.max()  # torch normalises its logits
+        assert np.allclose(ours, logits.numpy()[0], atol=1e-4)
+        assert agent.act({"observation": obs, "action_mask": mask}, {}) == int(expected)
+        obs, _, done, _, _ = env.step(int(expected))
+        if done:
+            obs, _ = env.reset()
+    assert PolicyAgent(ckpt).logits(obs).shape == (307,)  # a .zip checkpoint loads too
+
+
+@pytest.mark.parametrize("num_players, variant", [(2, "base"), (3, "great_powers"), (5, "base")])
+def test_trained_policy_plays_legal_games(smoke_run, num_players, variant):
+    from five_towers_env.agents.registry import make_agent
+    from five_towers_env.play import play_game
+
+    _, _, policy = smoke_run
+    agents = [make_agent("ppo", seed=1, path=str(policy))] + [make_agent("random", seed=s) for s in range(num_players - 1)]
+    agents.append(make_agent("ppo", seed=2, path=str(policy), deterministic=False))
+    result = play_game(agents[:num_players - 1] + [agents[-1]], variant=variant, seed=4)
+    assert result["winners"]
+
+
+def test_resume_continues_the_run(smoke_run):
+    from five_towers_env.training.selfplay import Trainer, resume_config
+
+    cfg, trainer, _ = smoke_run
+    ckpt = cfg.run_dir / "checkpoints" / "step_1024.zip"
+    resumed_cfg = resume_config(ckpt)
+    assert resumed_cfg == cfg
+    again = Trainer(resumed_cfg, resume=ckpt, progress=False)
+    assert again.model.num_timesteps == 1024
+    assert len(again.eval_rows) == 2  # the untrained policy and step 1024
+    again.run()
+    assert again.model.num_timesteps >= cfg.total_timesteps
+    assert len(again.eval_rows) == 3
+
+
+def test_policy_agent_rejects_missing_and_mismatched_files(tmp_path):
+    from five_towers_env.agents.policy import PolicyAgent
+
+    with pytest.raises(FileNotFoundError):
+        PolicyAgent(tmp_path / "nope.npz")
+    bad = tmp_path / "bad.npz"
+    np.savez(bad, format=1, activation="relu", layers=1, meta="{}", w0=np.zeros((307, 10), np.float32),
+             b0=np.zeros(307, np.float32))
+    with pytest.raises(ValueError, match="do not match"):
+        PolicyAgent(bad)
+
+
+def test_cli_train_smoke(tmp_path, capsys):
+    pytest.importorskip("sb3_contrib")
+    from five_towers_env.cli import main
+
+    code = main(["train", "--config", str(CONFIGS / "ppo_smoke.yaml"), "--no-progress", "--eval-games", "4",
+                 "--set", f"out_dir={tmp_path}", "total_timesteps=1024", "eval_every=1024"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "against the baselines" in out and "greedy" in out
+    assert main(["train", "--config", str(CONFIGS / "ppo_smoke.yaml"), "--set", "bogus=1"]) == 2
+    assert "unknown key(s) bogus" in capsys.readouterr().err
