@@ -28,16 +28,19 @@ def test_config_files_cover_the_required_runs():
     assert "ppo_smoke" in configs and "ppo_selfplay_2p" in configs
 
 
-def test_every_setting_is_documented():
-    import inspect
+def test_every_setting_is_documented_and_in_the_readme():
+    import dataclasses
 
     from five_towers_env.training import config as config_module
 
-    source = inspect.getsource(config_module)
-    for cls in (config_module.TrainConfig, config_module.PPOSettings, config_module.PoolSettings):
-        for name in cls.__dataclass_fields__:
-            block = source.split(f"    {name}:", 1)[1].split("\n", 2)
-            assert block[1].strip().startswith('"""'), f"{cls.__name__}.{name} has no docstring"
+    for cls in (config_module.TrainConfig, config_module.PPOSettings, config_module.PoolSettings,
+                config_module.ImitationSettings):
+        docs = config_module.field_docs(cls)
+        assert set(docs) == {f.name for f in dataclasses.fields(cls)}, f"{cls.__name__}: undocumented settings"
+    readme = (CONFIGS.parent / "README.md").read_text()
+    start = readme.index("<!-- settings-table:start -->") + len("<!-- settings-table:start -->")
+    end = readme.index("<!-- settings-table:end -->")
+    assert readme[start:end].strip() == config_module.settings_table().strip(), "README settings table is stale"
 
 
 @pytest.mark.parametrize("data, message", [

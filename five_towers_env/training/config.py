@@ -1,8 +1,8 @@
 """Settings of a self-play training run, loaded from YAML into validated dataclasses.
 
 Every setting is documented on its field. A config file holds any subset of them (the rest keep
-their defaults) in three sections mirroring the dataclasses: top-level run settings, ``ppo:``
-and ``pool:``. Unknown keys, wrong types and out-of-range values are errors that name the key.
+their defaults) in sections mirroring the dataclasses: top-level run settings, ``ppo:``,
+``pool:`` and ``imitation:``. Unknown keys, wrong types and out-of-range values are errors that name the key.
 """
 from __future__ import annotations
 
@@ -73,6 +73,24 @@ class PoolSettings:
 
 
 @dataclass
+class ImitationSettings:
+    """Optional warm start: behaviour cloning of a teacher agent before PPO (see ``five_towers_env/training/imitation.py``)."""
+
+    games: int = 0
+    """Games of teacher play to imitate before self-play starts; 0 starts PPO from scratch."""
+    teacher: str = "heuristic"
+    """The agent imitated (a registry name: ``random``, ``greedy``, ``heuristic``, ``mcts``)."""
+    epochs: int = 5
+    """Passes over the teacher's decisions."""
+    batch_size: int = 512
+    """Minibatch size of the imitation fit."""
+    learning_rate: float = 1e-3
+    """Adam step size of the imitation fit."""
+    value_coef: float = 0.5
+    """Weight of the value network's fit to the teacher games' returns."""
+
+
+@dataclass
 class TrainConfig:
     """A whole run: game, budget, seeds, logging and the two sections above."""
 
@@ -96,7 +114,7 @@ class TrainConfig:
     eval_every: int = 100_000
     """Evaluate (against each of ``eval_opponents``, and the pool) every this many timesteps."""
     eval_games: int = 100
-    """Games per opponent at each evaluation (seats rotated, seeded)."""
+    """Games per opponent at each evaluation (the learner in a random seat; the same seeded games every time)."""
     eval_opponents: list[str] = field(default_factory=lambda: ["random", "greedy", "heuristic"])
     """Baselines the win rate is logged against (``eval/win_rate_vs_<name>``)."""
     final_eval_games: int = 200
@@ -112,6 +130,8 @@ class TrainConfig:
     """PPO hyper-parameters."""
     pool: PoolSettings = field(default_factory=PoolSettings)
     """Opponent pool."""
+    imitation: ImitationSettings = field(default_factory=ImitationSettings)
+    """Warm start by imitation (off by default)."""
 
     @property
     def run_dir(self) -> Path:
@@ -119,7 +139,7 @@ class TrainConfig:
         return Path(self.out_dir) / self.name
 
 
-_SECTIONS = {"ppo": PPOSettings, "pool": PoolSettings}
+_SECTIONS = {"ppo": PPOSettings, "pool": PoolSettings, "imitation": ImitationSettings}
 
 
 def _check_type(key: str, value: Any, hint: Any) -> Any:
@@ -200,6 +220,11 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     _require(q.recency > 0, f"pool.recency: must be > 0, got {q.recency}")
     _require(q.max_snapshots >= 1 and q.promote_games >= 1, "pool.max_snapshots and pool.promote_games must be >= 1")
     _require(0 < q.promote_win_rate <= 1, f"pool.promote_win_rate: must be in (0, 1], got {q.promote_win_rate}")
+    m = cfg.imitation
+    _require(m.games >= 0, f"imitation.games: must be >= 0, got {m.games}")
+    _require(m.teacher in BASELINES, f"imitation.teacher: unknown agent {m.teacher!r}; known: {', '.join(BASELINES)}")
+    _require(m.epochs >= 1 and m.batch_size >= 1, "imitation.epochs and imitation.batch_size must be >= 1")
+    _require(m.learning_rate > 0 and m.value_coef >= 0, "imitation.learning_rate must be > 0, imitation.value_coef >= 0")
     return cfg
 
 
@@ -238,6 +263,33 @@ def apply_overrides(data: dict[str, Any], overrides: dict[str, Any]) -> dict[str
                 raise ConfigError(f"{dotted}: {part} is not a section")
         node[last] = value
     return data
+
+
+def field_docs(cls: type) -> dict[str, str]:
+    """The docstring written under each field of a settings dataclass, as one line."""
+    import ast
+    import inspect
+    import textwrap
+
+    body = ast.parse(textwrap.dedent(inspect.getsource(cls))).body[0].body
+    docs = {}
+    for node, after in zip(body, body[1:]):
+        if (isinstance(node, ast.AnnAssign) and isinstance(after, ast.Expr)
+                and isinstance(after.value, ast.Constant) and isinstance(after.value.value, str)):
+            docs[node.target.id] = " ".join(after.value.value.split())
+    return docs
+
+
+def settings_table() -> str:
+    """Every setting with its default and meaning, as a Markdown table (the README's)."""
+    rows = ["| setting | default | meaning |", "|---|---|---|"]
+    for prefix, cls in [("", TrainConfig)] + [(f"{k}.", c) for k, c in _SECTIONS.items()]:
+        docs, defaults = field_docs(cls), cls()
+        for f in dataclasses.fields(cls):
+            if not (cls is TrainConfig and f.name in _SECTIONS):
+                value = getattr(defaults, f.name)
+                rows.append(f"| `{prefix}{f.name}` | `{value!r}` | {docs[f.name].replace('``', '`').replace('|', '/')} |")
+    return "\n".join(rows)
 
 
 def config_to_dict(cfg: TrainConfig) -> dict[str, Any]:

@@ -118,7 +118,8 @@ def episode_callback(total: int, start: int, progress: bool):
             if progress:
                 from tqdm import tqdm
 
-                self.bar = tqdm(total=total, initial=start, unit="step", desc="training", dynamic_ncols=True)
+                self.bar = tqdm(total=total, initial=start, unit="step", desc="training", dynamic_ncols=True,
+                                mininterval=2.0)
             self.last = self.num_timesteps
 
         def _on_step(self) -> bool:
@@ -177,7 +178,23 @@ class Trainer:
         else:
             self.model = _new_model(cfg, self.venv)
         self.model.set_logger(configure(str(self.run_dir / "tb"), ["tensorboard", "csv"]))
+        if not resume and cfg.imitation.games:
+            self.imitate()
         self._write_eval_log()
+
+    def imitate(self) -> dict[str, float]:
+        """Warm start: fit the policy to the teacher's decisions against the initial pool."""
+        from .imitation import collect_teacher_games, fit_policy
+
+        cfg = self.cfg
+        if self.progress:
+            print(f"imitation: {cfg.imitation.games} games of {cfg.imitation.teacher} ...", flush=True)
+        data = collect_teacher_games(cfg, self.pool.sampler(), seed=cfg.seed * 7919 + 17)
+        stats = fit_policy(self.model, data, cfg, seed=cfg.seed, log=self.model.logger)
+        if self.progress:
+            print(f"imitation: {len(data['action'])} decisions, " + ", ".join(f"{k} {v:.3f}" for k, v in stats.items()),
+                  flush=True)
+        return stats
 
     # -- evaluation and the pool ------------------------------------------------------------
 
