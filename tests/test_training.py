@@ -231,3 +231,15 @@ def test_cli_train_smoke(tmp_path, capsys):
     assert "against the baselines" in out and "greedy" in out
     assert main(["train", "--config", str(CONFIGS / "ppo_smoke.yaml"), "--set", "bogus=1"]) == 2
     assert "unknown key(s) bogus" in capsys.readouterr().err
+
+
+def test_shipped_policy_plays_with_numpy_alone():
+    from five_towers_env.agents.policy import SHIPPED_POLICY, PolicyAgent
+    from five_towers_env.agents.registry import make_agent
+    from five_towers_env.play import play_game
+
+    assert SHIPPED_POLICY.exists() and SHIPPED_POLICY.stat().st_size < 5_000_000
+    agent = make_agent("ppo", seed=0)
+    assert isinstance(agent, PolicyAgent) and agent.meta["num_players"] == 2
+    result = play_game([agent, make_agent("random", seed=1)], variant="base", seed=9)
+    assert result["winners"]
