@@ -144,45 +144,67 @@ def _in_play(hand: tuple, display: tuple) -> tuple:
     return tuple(a or b for a, b in zip(h, d))
 
 
-@lru_cache(maxsize=200_000)
-def _counts_with(top: int, forced: tuple, optional: tuple) -> tuple:
-    """((v, bitmask), ...): for each distinct optional value v, the counts of optional cards
-    (v included) that can join ``forced`` and all be built onto ``top``."""
-    out = []
-    prev = None
-    for i, v in enumerate(optional):
-        if v == prev:
-            continue
-        prev = v
-        m = option_counts(top, tuple(sorted(forced + (v,))), optional[:i] + optional[i + 1:])
-        if m:
-            out.append((v, m << 1))
-    return tuple(out)
-
-
 def base_takes(towers: Towers, hand: tuple, display: tuple, need: int) -> set[int]:
     """Base game, mid-take with ``need`` cards still to take: the display cards whose taking
     leaves a way to take the rest and build everything."""
-    h, d = split_by_type(hand), split_by_type(display)
     legal: set[int] = set()
-    distinct = len(set(display))
-    for _, tops in teardown_tops(towers, _in_play(hand, display)):
-        masks = [option_counts(tops[t], h[t], d[t]) for t in range(NUM_TYPES)]
-        for t in range(NUM_TYPES):
-            if not d[t]:
-                continue
-            others = 1
-            for u in range(NUM_TYPES):
-                if u != t:
-                    others = _add_counts(others, masks[u])
-            if not others:
-                continue
-            for v, m in _counts_with(tops[t], h[t], d[t]):
-                if (_add_counts(others, m) >> need) & 1:
-                    legal.add(t * NUM_VALUES + v)
-        if len(legal) == distinct:
-            break
+    for final in _base_final_hands(towers, insert_many(hand, display), len(hand) + need):
+        rest = _minus(final, hand)
+        if rest is not None:
+            legal.update(rest)
     return legal
+
+
+@lru_cache(maxsize=50_000)
+def _base_final_hands(towers: Towers, pool: tuple, size: int) -> tuple:
+    # During the take phase the towers and hand + display stay fixed, so one memo entry serves
+    # every take decision of the round: the hands of ``size`` cards from the pool that can be
+    # built after some teardown. A card may be taken iff some such hand holds it and the cards
+    # already taken. Hands are pool positions as bitmasks; the pool is sorted, so each type's
+    # cards sit at consecutive positions.
+    tops, torn = base_tops(towers)
+    parts = []  # (first position, count, fits per subset, fits after a teardown per subset or None)
+    start = 0
+    for t, values in enumerate(split_by_type(pool)):
+        if values:
+            ok = _subset_fits(tops[t], values)
+            parts.append((start, len(values), ok, None if torn[t] is None else _subset_fits(torn[t], values)))
+            start += len(values)
+    out = {}
+    for hand in _masks_of_size(len(pool), size):
+        bad = None
+        for first, count, ok, ok_torn in parts:
+            sub = (hand >> first) & ((1 << count) - 1)
+            if not ok[sub]:
+                if bad is not None:
+                    break
+                bad = ok_torn is not None and ok_torn[sub]  # the one misfit type: torn down, does it fit?
+        else:
+            if bad is None or bad:
+                out[tuple(c for i, c in enumerate(pool) if hand >> i & 1)] = None
+    return tuple(out)
+
+
+@lru_cache(maxsize=None)
+def _masks_of_size(n: int, k: int) -> tuple:
+    """Every ``n``-bit mask with ``k`` bits set."""
+    return tuple(m for m in range(1 << n) if m.bit_count() == k)
+
+
+@lru_cache(maxsize=None)
+def _subset_fits(top: int, values: tuple) -> tuple:
+    """For each subset of the positions of ``values`` (as a bitmask): do those values fit onto ``top``."""
+    return tuple(fits(top, tuple(v for i, v in enumerate(values) if sub >> i & 1)) for sub in range(1 << len(values)))
+
+
+def _minus(cards: tuple, sub: tuple) -> list | None:
+    """The multiset ``cards`` less ``sub``, or None if ``sub`` is not contained in it."""
+    rest = list(cards)
+    for c in sub:
+        if c not in rest:
+            return None
+        rest.remove(c)
+    return rest
 
 
 def base_hand_ok(tops: tuple, hand: tuple) -> bool:
@@ -191,6 +213,71 @@ def base_hand_ok(tops: tuple, hand: tuple) -> bool:
         if values and not fits(tops[t], values):
             return False
     return True
+
+
+@lru_cache(maxsize=50_000)
+def base_tops(towers: Towers) -> tuple[tuple, tuple]:
+    """(tops, torn): each tower's top value (``NO_TOWER`` if none) and its top after a teardown
+    (None where the tower cannot be torn down)."""
+    tops = tuple(top_of(tw) for tw in towers)
+    torn = tuple(top_of(tw[:-1]) if tearable(tw) else None for tw in towers)
+    return tops, torn
+
+
+def _misfit_types(tops: tuple, groups: tuple) -> list[int]:
+    """Types whose values in ``groups`` cannot all be built onto ``tops``."""
+    return [t for t in range(NUM_TYPES) if groups[t] and not fits(tops[t], groups[t])]
+
+
+def _base_ok(tops: tuple, torn: tuple, groups: tuple) -> bool:
+    # Some teardown choice lets the hand be built iff at most one type misfits and tearing
+    # that type down makes it fit (tearing down a type that fits never helps another type).
+    bad = _misfit_types(tops, groups)
+    if not bad:
+        return True
+    return len(bad) == 1 and torn[bad[0]] is not None and fits(torn[bad[0]], groups[bad[0]])
+
+
+def base_teardowns(towers: Towers, hand: tuple) -> list[int]:
+    """Base game teardown decision: -1 (no teardown) and each tearable type after which the
+    hand can be built."""
+    tops, torn = base_tops(towers)
+    groups = split_by_type(hand)
+    bad = _misfit_types(tops, groups)
+    out = [] if bad else [-1]
+    for t in range(NUM_TYPES):
+        if torn[t] is None:
+            continue
+        if groups[t]:
+            ok = fits(torn[t], groups[t]) and all(u == t for u in bad)
+        else:
+            ok = not bad
+        if ok:
+            out.append(t)
+    return out
+
+
+def base_builds(towers: Towers, hand: tuple) -> list[int]:
+    """Base game build decision: the distinct hand cards that can be built now with the rest
+    of the hand still buildable afterwards."""
+    tops = tuple(tw[-1] if tw else NO_TOWER for tw in towers)  # towers change every build: no memo
+    groups = split_by_type(hand)
+    bad = _misfit_types(tops, groups)
+    if len(bad) > 1:
+        return []
+    out = []
+    prev = None
+    for c in hand:
+        if c == prev:
+            continue
+        prev = c
+        t, v = divmod(c, NUM_VALUES)
+        # building c changes only type t, so every other type must fit already
+        if bad and bad[0] != t or tops[t] != NO_TOWER and not can_place(tops[t], v):
+            continue
+        if fits(v, remove_one(groups[t], v)):
+            out.append(c)
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -302,7 +389,8 @@ def teardown_options(towers: Towers, pile: tuple) -> list[tuple[int, Towers, tup
 def teardown_ok(towers: Towers, hand: tuple, pile: tuple, gp: bool) -> bool:
     """Before the teardown decision: is there a teardown choice after which ``hand`` can be built."""
     if not gp:
-        return any(base_hand_ok(tops, hand) for _, tops in teardown_tops(towers, split_by_type(hand)))
+        tops, torn = base_tops(towers)
+        return _base_ok(tops, torn, split_by_type(hand))
     return any(build_ok(tw, hand, p, END_NONE, False, True) for _, tw, p in teardown_options(towers, pile))
 
 
@@ -362,17 +450,23 @@ def _base_max_bid(towers: Towers, display: tuple) -> int:
     # Per type, the buildable subsets of the display are closed under dropping the card built
     # last, so each type contributes 0..a_T cards (a_T with its top torn down: b_T) and the
     # bids that can be carried out are exactly 0..max(sum a, sum a - a_X + b_X).
+    tops, torn = base_tops(towers)
     total = 0
     gain = 0
     for t, values in enumerate(split_by_type(display)):
         if not values:
             continue
-        tw = towers[t]
-        a = option_counts(top_of(tw), (), values).bit_length() - 1
+        a = _most_fitting(tops[t], values)
         total += a
-        if tearable(tw):
-            gain = max(gain, option_counts(top_of(tw[:-1]), (), values).bit_length() - 1 - a)
+        if torn[t] is not None:
+            gain = max(gain, _most_fitting(torn[t], values) - a)
     return total + gain
+
+
+@lru_cache(maxsize=None)
+def _most_fitting(top: int, values: tuple) -> int:
+    """The most of ``values`` that fit onto ``top`` together."""
+    return option_counts(top, (), values).bit_length() - 1
 
 
 @lru_cache(maxsize=50_000)

@@ -14,8 +14,8 @@ import numpy as np
 from . import actions as A
 from .cards import CARD_NAMES, NUM_TYPES, NUM_VALUES, SCRAP, TREE, TYPES, card_set
 from .lookahead import (
-    END_BOTTOM, END_NONE, END_TOP, achievable_bids, build_ok, insert_one, pay_tree, payable,
-    base_takes, placements, remove_one, take_ok, teardown_options,
+    END_BOTTOM, END_NONE, END_TOP, achievable_bids, base_builds, base_takes, base_teardowns, build_ok,
+    insert_one, pay_tree, payable, placements, remove_one, take_ok, teardown_options,
 )
 from .scoring import score_player
 
@@ -286,6 +286,8 @@ class GameState:
 
     def _legal_teardown(self) -> list[int]:
         p = self.builder
+        if not self.gp:
+            return sorted(A.NO_TEARDOWN if t < 0 else A.TEARDOWN + t for t in base_teardowns(self.towers[p], self.hand))
         out = []
         for t, towers, pile in teardown_options(self.towers[p], self.piles[p]):
             if build_ok(towers, self.hand, pile, END_NONE, False, self.gp):
@@ -310,6 +312,8 @@ class GameState:
     def _legal_build(self) -> list[int]:
         p = self.builder
         towers, pile = self.towers[p], self.piles[p]
+        if not self.gp:
+            return [A.BUILD + c for c in base_builds(towers, self.hand)]  # hand sorted: ids ascending
         out = []
         prev = None
         for c in self.hand:

@@ -101,94 +101,200 @@ def layout_table() -> str:
 
 
 class SeatCache:
-    """Encodings of a seat's towers and teardown pile, which change only when that seat builds."""
+    """Memo of the observation pieces that change rarely, so that ``encode`` mostly copies blocks.
 
-    def __init__(self, limit: int = 50_000) -> None:
-        self._cache: dict = {}
-        self._limit = limit
+    * a seat's block changes only when that seat builds, tears down or pays (its towers and
+      pile), and then usually in one tower: the new block is the last one with that part redone;
+    * the discard and unseen counts change only at the end of a round (and on a tree payment).
 
-    def get(self, towers: tuple, pile: tuple, gp: bool) -> np.ndarray:
-        """The static part of a seat block (pieces from ``score`` on) for these towers and pile."""
-        key = (towers, pile, gp)
-        block = self._cache.get(key)
-        if block is None:
-            if len(self._cache) >= self._limit:
-                self._cache.clear()
-            block = _seat_static(towers, pile, gp)
-            self._cache[key] = block
+    Hits are decided by identity of the immutable tuples the memo holds on to, or by comparing
+    contents, so one memo may serve several games and environments and never goes stale.
+    """
+
+    def __init__(self) -> None:
+        self._seats: dict = {}   # seat -> (towers, pile, gp, block) last encoded
+        self._pool: tuple = (None, None, None)  # (deck copy, discard copy, counts) last encoded
+        self._frames: dict = {}  # observer -> _Frame
+
+    def frame(self, state: GameState, observer: int) -> np.ndarray:
+        """Every piece of ``observer``'s observation that stays fixed within a round (the seat
+        blocks, card pool, deck, start player, variant and player count), zeros elsewhere. Read only."""
+        n, gp = state.num_players, state.gp
+        counts = self.pool(state.deck, state.discard)
+        towers, piles = state.towers, state.piles
+        blocks = [self.seat(p, towers[p], piles[p], gp) for p in range(n)]
+        head = (n, gp, state.start_player, len(state.deck), state.deck_ran_out)
+        f = self._frames.get(observer)
+        if f is None or f.head != head:
+            f = self._frames[observer] = _Frame(head, observer, counts, blocks)
+        else:
+            f.update(counts, blocks)
+        return f.vector
+
+    def seat(self, p: int, towers: tuple, pile: tuple, gp: bool) -> np.ndarray:
+        """The block of seat ``p`` (``present`` = 1, bid and ceiling pieces zero). Read only."""
+        last = self._seats.get(p)
+        if last is not None and last[0] is towers and last[1] is pile and last[2] == gp:
+            return last[3]
+        if last is not None and last[2] == gp:
+            block = _update_seat_block(last[3], last[0], last[1], towers, pile, gp)
+        else:
+            block = _seat_block(towers, pile, gp)
+        self._seats[p] = (towers, pile, gp, block)
         return block
 
+    def pool(self, deck: list, discard: list) -> np.ndarray:
+        """Counts of the discard pile and of the unseen deck cards (the last two card pieces)."""
+        last_deck, last_discard, counts = self._pool
+        if deck == last_deck and discard == last_discard:  # plain list comparison: cheap, exact
+            return counts
+        ids = [c for c in discard]
+        ids += [NUM_CARD_IDS + c for c in deck]
+        counts = np.bincount(ids, minlength=2 * NUM_CARD_IDS).astype(np.float32)
+        self._pool = (list(deck), list(discard), counts)
+        return counts
 
-_SCORE_AT = 1 + 4 + 1 + 1  # offset of "score" inside a seat block
+
+_PAYABLE_AT = 1 + 4 + 1  # offset of "tree_payable" inside a seat block
+_SCORE_AT = _PAYABLE_AT + 1  # offset of "score"
+_PILE_AT = _SCORE_AT + 2  # offset of "teardown"
+_TOWER_COUNTS = 2 * NONE_ONE_HOT  # offset of "cards" inside a tower block
 
 
-def _seat_static(towers: tuple, pile: tuple, gp: bool) -> np.ndarray:
-    block = np.zeros(SEAT_SIZE - _SCORE_AT, dtype=np.float32)
-    block[0] = np.clip(score_player(towers, pile, gp) / SCORE_SCALE, -1.0, 1.0)
-    block[1] = pair_bonus(towers) / 30.0 if gp else 0.0
-    for c in pile:
-        block[2 + c] += 1.0
-    block[2 + NUM_CARD_IDS] = len(pile) / 16.0
-    base = SEAT_STATIC - _SCORE_AT
-    for t, tw in enumerate(towers):
-        o = base + t * TOWER_SIZE
-        if tw:
-            block[o + 1 + tw[-1]] = 1.0
-            block[o + NONE_ONE_HOT + 1 + tw[0]] = 1.0
-            for v in tw:
-                block[o + 2 * NONE_ONE_HOT + v] += 1.0
-            block[o + 2 * NONE_ONE_HOT + NUM_VALUES] = len(tw) / 16.0
-            block[o + 2 * NONE_ONE_HOT + NUM_VALUES + 1] = float(tw[-1] == 0)
-        else:
-            block[o] = 1.0
-            block[o + NONE_ONE_HOT] = 1.0
+def _seat_block(towers: tuple, pile: tuple, gp: bool) -> np.ndarray:
+    block = np.zeros(SEAT_SIZE, dtype=np.float32)
+    block[0] = 1.0  # present
+    _write_header(block, towers, pile, gp)
+    _write_pile(block, pile)
+    for t in range(NUM_TYPES):
+        _write_tower(block, t, towers[t])
     return block
+
+
+def _update_seat_block(old: np.ndarray, old_towers: tuple, old_pile: tuple,
+                       towers: tuple, pile: tuple, gp: bool) -> np.ndarray:
+    # A build, teardown, recover or payment changes one or two towers and maybe the pile:
+    # rewrite only those parts (and the header, which depends on everything) of a copy.
+    block = old.copy()
+    _write_header(block, towers, pile, gp)
+    if pile != old_pile:
+        block[_PILE_AT:_PILE_AT + NUM_CARD_IDS] = 0.0
+        _write_pile(block, pile)
+    for t in range(NUM_TYPES):
+        if towers[t] != old_towers[t]:
+            o = SEAT_STATIC + t * TOWER_SIZE
+            block[o:o + TOWER_SIZE] = 0.0
+            _write_tower(block, t, towers[t])
+    return block
+
+
+def _write_header(block: np.ndarray, towers: tuple, pile: tuple, gp: bool) -> None:
+    block[_PAYABLE_AT] = payable(towers, gp) / MAX_BID
+    # clamp in Python: the same float64 as np.clip gives, at a fraction of its call overhead
+    block[_SCORE_AT] = min(1.0, max(-1.0, score_player(towers, pile, gp) / SCORE_SCALE))
+    block[_SCORE_AT + 1] = pair_bonus(towers) / 30.0 if gp else 0.0
+
+
+def _write_pile(block: np.ndarray, pile: tuple) -> None:
+    for c in pile:
+        block[_PILE_AT + c] += 1.0
+    block[_PILE_AT + NUM_CARD_IDS] = len(pile) / 16.0
+
+
+def _write_tower(block: np.ndarray, t: int, tw: tuple) -> None:
+    """Write the (zeroed) block of tower type ``t``."""
+    o = SEAT_STATIC + t * TOWER_SIZE
+    if not tw:
+        block[o] = 1.0
+        block[o + NONE_ONE_HOT] = 1.0
+        return
+    block[o + 1 + tw[-1]] = 1.0
+    block[o + NONE_ONE_HOT + 1 + tw[0]] = 1.0
+    counts = [0.0] * NUM_VALUES
+    for v in tw:
+        counts[v] += 1.0
+    block[o + _TOWER_COUNTS:o + _TOWER_COUNTS + NUM_VALUES] = counts
+    block[o + _TOWER_COUNTS + NUM_VALUES] = len(tw) / 16.0
+    block[o + _TOWER_COUNTS + NUM_VALUES + 1] = float(tw[-1] == 0)
 
 
 _PHASE, _VARIANT, _NPLAYERS = _O["phase"], _O["variant"], _O["num_players"]
 _TO_ACT, _START, _BUILDER = _O["to_act"], _O["start_player"], _O["builder"]
-_CARDS = _O["display"]  # display, hand, discard and unseen: four consecutive 80-count pieces
+_DISPLAY, _HAND, _POOL = _O["display"], _O["hand"], _O["discard"]  # discard and unseen: one 160-count piece
 _DECK, _ROUND, _TORN, _SAND, _RECOVER = _O["deck"], _O["round"], _O["teardown_choice"], _O["sand_end"], _O["recover_pending"]
-_CARD_PIECES = 4 * NUM_CARD_IDS
-assert _O["hand"] == _CARDS + NUM_CARD_IDS and _O["unseen"] == _CARDS + 3 * NUM_CARD_IDS
+_POOL_END = _POOL + 2 * NUM_CARD_IDS
+assert _O["unseen"] == _POOL + NUM_CARD_IDS and _O["deck"] == _POOL_END
+
+
+class _Frame:
+    """One observer's round-fixed pieces, patched in place when a seat block or the pool changes."""
+
+    def __init__(self, head: tuple, observer: int, counts: np.ndarray, blocks: list) -> None:
+        n, gp, start, deck_size, ran_out = self.head = head
+        self.observer = observer
+        v = self.vector = np.zeros(OBS_SIZE, dtype=np.float32)
+        v[_VARIANT + int(gp)] = 1.0
+        v[_NPLAYERS + n - 2] = 1.0
+        v[_START + (start - observer) % n] = 1.0
+        v[_DECK] = deck_size / 110.0
+        v[_DECK + 1] = float(ran_out)
+        v[_POOL:_POOL_END] = counts
+        for p, block in enumerate(blocks):
+            o = _seat_offset(p, observer, n)
+            v[o:o + SEAT_SIZE] = block
+        self.counts, self.blocks = counts, list(blocks)
+
+    def update(self, counts: np.ndarray, blocks: list) -> None:
+        # the memo hands out the same array objects while nothing changed: identity suffices
+        if counts is not self.counts:
+            self.vector[_POOL:_POOL_END] = counts
+            self.counts = counts
+        for p, block in enumerate(blocks):
+            if block is not self.blocks[p]:
+                o = _seat_offset(p, self.observer, len(blocks))
+                self.vector[o:o + SEAT_SIZE] = block
+                self.blocks[p] = block
+
+
+def _seat_offset(p: int, observer: int, n: int) -> int:
+    return GLOBAL_SIZE + ((p - observer) % n) * SEAT_SIZE
 
 
 def encode(state: GameState, observer: int, cache: SeatCache | None = None) -> np.ndarray:
     """The observation of seat ``observer`` as a float32 vector of length ``OBS_SIZE``."""
     cache = cache or _DEFAULT_CACHE
     n = state.num_players
-    out = np.zeros(OBS_SIZE, dtype=np.float32)
+    out = cache.frame(state, observer).copy()
+    # the frame holds zeros in every piece below: only non-zero values need writing
     out[_PHASE + int(state.phase)] = 1.0
-    out[_VARIANT + int(state.gp)] = 1.0
-    out[_NPLAYERS + n - 2] = 1.0
     if state.current_player >= 0:
         out[_TO_ACT + (state.current_player - observer) % n] = 1.0
-    out[_START + (state.start_player - observer) % n] = 1.0
     if state.builder >= 0:
         out[_BUILDER + (state.builder - observer) % n] = 1.0
-    # one bincount over the four card-count pieces (display, hand, discard, unseen) at once
-    ids = [c for c in state.display]
-    ids += [NUM_CARD_IDS + c for c in state.hand]
-    ids += [2 * NUM_CARD_IDS + c for c in state.discard]
-    ids += [3 * NUM_CARD_IDS + c for c in state.deck]
-    out[_CARDS:_CARDS + _CARD_PIECES] = np.bincount(ids, minlength=_CARD_PIECES)
-    out[_DECK] = len(state.deck) / 110.0
-    out[_DECK + 1] = float(state.deck_ran_out)
+    for c in state.display:  # += : 4-5 player games have two copies of some cards
+        out[_DISPLAY + c] += 1.0
+    for c in state.hand:
+        out[_HAND + c] += 1.0
     if state.high_bid >= 0:
         out[_ROUND] = 1.0
         out[_ROUND + 1] = state.high_bid / MAX_BID
-    out[_ROUND + 2] = state.target / MAX_BID
-    out[_ROUND + 3] = state.taken / MAX_BID
-    out[_ROUND + 4] = state.paid / MAX_BID
-    out[_ROUND + 5] = float(state.took_tree)
+    if state.target:
+        out[_ROUND + 2] = state.target / MAX_BID
+    if state.taken:
+        out[_ROUND + 3] = state.taken / MAX_BID
+    if state.paid:
+        out[_ROUND + 4] = state.paid / MAX_BID
+    if state.took_tree:
+        out[_ROUND + 5] = 1.0
     out[_TORN + (0 if state.torn is None else state.torn + 2)] = 1.0
     out[_SAND + state.sand_end] = 1.0
-    out[_RECOVER] = float(state.phase == Phase.RECOVER)
+    if state.phase == Phase.RECOVER:
+        out[_RECOVER] = 1.0
     live = state.phase != Phase.GAME_OVER
+    bids = state.bids
     for p in range(n):
         o = GLOBAL_SIZE + ((p - observer) % n) * SEAT_SIZE
-        out[o] = 1.0
-        b = state.bids[p]
+        b = bids[p]
         if b is None:
             out[o + 1] = 1.0
         elif b == PASSED:
@@ -198,8 +304,6 @@ def encode(state: GameState, observer: int, cache: SeatCache | None = None) -> n
             out[o + 4] = b / MAX_BID
         if live:
             out[o + 5] = state.ceiling(p) / MAX_BID
-        out[o + 6] = payable(state.towers[p], state.gp) / MAX_BID
-        out[o + _SCORE_AT:o + SEAT_SIZE] = cache.get(state.towers[p], state.piles[p], state.gp)
     return out
 
 
