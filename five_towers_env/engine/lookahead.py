@@ -465,8 +465,19 @@ def _base_max_bid(towers: Towers, display: tuple) -> int:
 
 @lru_cache(maxsize=None)
 def _most_fitting(top: int, values: tuple) -> int:
-    """The most of ``values`` that fit onto ``top`` together."""
-    return option_counts(top, (), values).bit_length() - 1
+    """The most of the (sorted) ``values`` that fit onto ``top`` together: the longest chain
+    of them that can be built in turn (what ``option_counts(top, (), values)`` has as top bit)."""
+    best = 0
+    prev = None
+    for i, v in enumerate(values):
+        if v == prev:
+            continue
+        prev = v
+        if top == NO_TOWER or can_place(top, v):
+            best = max(best, 1 + _most_fitting(v, values[:i] + values[i + 1:]))
+            if best == len(values):
+                break
+    return best
 
 
 @lru_cache(maxsize=50_000)

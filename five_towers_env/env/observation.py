@@ -101,11 +101,13 @@ def layout_table() -> str:
 
 
 class SeatCache:
-    """Memo of the observation pieces that change rarely, so that ``encode`` mostly copies blocks.
+    """Memo that lets ``encode`` patch its last vector instead of building a new one.
 
     * a seat's block changes only when that seat builds, tears down or pays (its towers and
       pile), and then usually in one tower: the new block is the last one with that part redone;
-    * the discard and unseen counts change only at the end of a round (and on a tree payment).
+    * the discard and unseen counts change only at the end of a round (and on a tree payment);
+    * per observer, the last vector encoded and the inputs of each of its pieces: a piece is
+      rewritten only when its inputs differ (see ``_Frame``).
 
     Hits are decided by identity of the immutable tuples the memo holds on to, or by comparing
     contents, so one memo may serve several games and environments and never goes stale.
@@ -117,18 +119,12 @@ class SeatCache:
         self._frames: dict = {}  # observer -> _Frame
 
     def frame(self, state: GameState, observer: int) -> np.ndarray:
-        """Every piece of ``observer``'s observation that stays fixed within a round (the seat
-        blocks, card pool, deck, start player, variant and player count), zeros elsewhere. Read only."""
+        """``observer``'s observation of ``state``. Read only: ``encode`` returns a copy."""
         n, gp = state.num_players, state.gp
-        counts = self.pool(state.deck, state.discard)
-        towers, piles = state.towers, state.piles
-        blocks = [self.seat(p, towers[p], piles[p], gp) for p in range(n)]
-        head = (n, gp, state.start_player, len(state.deck), state.deck_ran_out)
         f = self._frames.get(observer)
-        if f is None or f.head != head:
-            f = self._frames[observer] = _Frame(head, observer, counts, blocks)
-        else:
-            f.update(counts, blocks)
+        if f is None or f.n != n or f.gp != gp:
+            f = self._frames[observer] = _Frame(n, gp, observer)
+        f.refresh(state, self)
         return f.vector
 
     def seat(self, p: int, towers: tuple, pile: tuple, gp: bool) -> np.ndarray:
@@ -227,33 +223,95 @@ assert _O["unseen"] == _POOL + NUM_CARD_IDS and _O["deck"] == _POOL_END
 
 
 class _Frame:
-    """One observer's round-fixed pieces, patched in place when a seat block or the pool changes."""
+    """The last observation encoded for one observer, with the inputs of each piece.
 
-    def __init__(self, head: tuple, observer: int, counts: np.ndarray, blocks: list) -> None:
-        n, gp, start, deck_size, ran_out = self.head = head
-        self.observer = observer
+    ``refresh`` compares every piece's inputs with those it was last written from and
+    rewrites only the pieces that differ; unchanged pieces keep their (identical) values.
+    """
+
+    def __init__(self, n: int, gp: bool, observer: int) -> None:
+        self.n, self.gp, self.observer = n, gp, observer
         v = self.vector = np.zeros(OBS_SIZE, dtype=np.float32)
         v[_VARIANT + int(gp)] = 1.0
         v[_NPLAYERS + n - 2] = 1.0
-        v[_START + (start - observer) % n] = 1.0
-        v[_DECK] = deck_size / 110.0
-        v[_DECK + 1] = float(ran_out)
-        v[_POOL:_POOL_END] = counts
-        for p, block in enumerate(blocks):
-            o = _seat_offset(p, observer, n)
-            v[o:o + SEAT_SIZE] = block
-        self.counts, self.blocks = counts, list(blocks)
+        # one-hot pieces: the position currently set (None: none set)
+        self.hot = {_START: None, _PHASE: None, _TO_ACT: None, _BUILDER: None, _TORN: None, _SAND: None}
+        self.deck = self.counts = self.display = self.hand = self.round = None
+        self.seats = [None] * n  # per seat: (block, bid, ceiling) last written
 
-    def update(self, counts: np.ndarray, blocks: list) -> None:
-        # the memo hands out the same array objects while nothing changed: identity suffices
-        if counts is not self.counts:
-            self.vector[_POOL:_POOL_END] = counts
+    def _one_hot(self, piece: int, i: int | None) -> None:
+        old = self.hot[piece]
+        if old != i:
+            if old is not None:
+                self.vector[piece + old] = 0.0
+            if i is not None:
+                self.vector[piece + i] = 1.0
+            self.hot[piece] = i
+
+    def refresh(self, state: GameState, cache: SeatCache) -> None:
+        v, n, observer = self.vector, self.n, self.observer
+        self._one_hot(_START, (state.start_player - observer) % n)
+        self._one_hot(_PHASE, int(state.phase))
+        self._one_hot(_TO_ACT, None if state.current_player < 0 else (state.current_player - observer) % n)
+        self._one_hot(_BUILDER, None if state.builder < 0 else (state.builder - observer) % n)
+        self._one_hot(_TORN, 0 if state.torn is None else state.torn + 2)
+        self._one_hot(_SAND, state.sand_end)
+        v[_RECOVER] = float(state.phase == Phase.RECOVER)
+        deck = (len(state.deck), state.deck_ran_out)
+        if deck != self.deck:
+            v[_DECK] = deck[0] / 110.0
+            v[_DECK + 1] = float(deck[1])
+            self.deck = deck
+        counts = cache.pool(state.deck, state.discard)
+        if counts is not self.counts:  # the memo hands out the same array while the pool is unchanged
+            v[_POOL:_POOL_END] = counts
             self.counts = counts
-        for p, block in enumerate(blocks):
-            if block is not self.blocks[p]:
-                o = _seat_offset(p, self.observer, len(blocks))
-                self.vector[o:o + SEAT_SIZE] = block
-                self.blocks[p] = block
+        if state.display != self.display:
+            _write_counts(v, _DISPLAY, state.display)
+            self.display = state.display
+        if state.hand != self.hand:
+            _write_counts(v, _HAND, state.hand)
+            self.hand = state.hand
+        rnd = (state.high_bid, state.target, state.taken, state.paid, state.took_tree)
+        if rnd != self.round:
+            _write_round(v, *rnd)
+            self.round = rnd
+        live = state.phase != Phase.GAME_OVER
+        towers, piles, bids = state.towers, state.piles, state.bids
+        for p in range(n):
+            key = (cache.seat(p, towers[p], piles[p], self.gp), bids[p], state.ceiling(p) if live else None)
+            old = self.seats[p]
+            if old is None or key[0] is not old[0] or key[1:] != old[1:]:
+                _write_seat(v, _seat_offset(p, observer, n), *key)
+                self.seats[p] = key
+
+
+def _write_counts(v: np.ndarray, at: int, cards: tuple) -> None:
+    v[at:at + NUM_CARD_IDS] = 0.0
+    for c in cards:  # += : 4-5 player games have two copies of some cards
+        v[at + c] += 1.0
+
+
+def _write_round(v: np.ndarray, high_bid: int, target: int, taken: int, paid: int, took_tree: bool) -> None:
+    v[_ROUND] = float(high_bid >= 0)
+    v[_ROUND + 1] = high_bid / MAX_BID if high_bid >= 0 else 0.0
+    v[_ROUND + 2] = target / MAX_BID
+    v[_ROUND + 3] = taken / MAX_BID
+    v[_ROUND + 4] = paid / MAX_BID
+    v[_ROUND + 5] = float(took_tree)
+
+
+def _write_seat(v: np.ndarray, o: int, block: np.ndarray, bid: int | None, ceiling: int | None) -> None:
+    v[o:o + SEAT_SIZE] = block  # bid and ceiling pieces are zeros in the block
+    if bid is None:
+        v[o + 1] = 1.0
+    elif bid == PASSED:
+        v[o + 2] = 1.0
+    else:
+        v[o + 3] = 1.0
+        v[o + 4] = bid / MAX_BID
+    if ceiling is not None:
+        v[o + 5] = ceiling / MAX_BID
 
 
 def _seat_offset(p: int, observer: int, n: int) -> int:
@@ -262,49 +320,7 @@ def _seat_offset(p: int, observer: int, n: int) -> int:
 
 def encode(state: GameState, observer: int, cache: SeatCache | None = None) -> np.ndarray:
     """The observation of seat ``observer`` as a float32 vector of length ``OBS_SIZE``."""
-    cache = cache or _DEFAULT_CACHE
-    n = state.num_players
-    out = cache.frame(state, observer).copy()
-    # the frame holds zeros in every piece below: only non-zero values need writing
-    out[_PHASE + int(state.phase)] = 1.0
-    if state.current_player >= 0:
-        out[_TO_ACT + (state.current_player - observer) % n] = 1.0
-    if state.builder >= 0:
-        out[_BUILDER + (state.builder - observer) % n] = 1.0
-    for c in state.display:  # += : 4-5 player games have two copies of some cards
-        out[_DISPLAY + c] += 1.0
-    for c in state.hand:
-        out[_HAND + c] += 1.0
-    if state.high_bid >= 0:
-        out[_ROUND] = 1.0
-        out[_ROUND + 1] = state.high_bid / MAX_BID
-    if state.target:
-        out[_ROUND + 2] = state.target / MAX_BID
-    if state.taken:
-        out[_ROUND + 3] = state.taken / MAX_BID
-    if state.paid:
-        out[_ROUND + 4] = state.paid / MAX_BID
-    if state.took_tree:
-        out[_ROUND + 5] = 1.0
-    out[_TORN + (0 if state.torn is None else state.torn + 2)] = 1.0
-    out[_SAND + state.sand_end] = 1.0
-    if state.phase == Phase.RECOVER:
-        out[_RECOVER] = 1.0
-    live = state.phase != Phase.GAME_OVER
-    bids = state.bids
-    for p in range(n):
-        o = GLOBAL_SIZE + ((p - observer) % n) * SEAT_SIZE
-        b = bids[p]
-        if b is None:
-            out[o + 1] = 1.0
-        elif b == PASSED:
-            out[o + 2] = 1.0
-        else:
-            out[o + 3] = 1.0
-            out[o + 4] = b / MAX_BID
-        if live:
-            out[o + 5] = state.ceiling(p) / MAX_BID
-    return out
+    return (cache or _DEFAULT_CACHE).frame(state, observer).copy()
 
 
 def describe(vector: np.ndarray, nonzero_only: bool = True) -> str:
