@@ -114,7 +114,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         seat = self.agent_name_mapping[agent]
         mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
         if seat == self.game.current_player:
-            mask[self.game.legal_actions()] = 1
+            for a in self.game.legal_actions():  # a few ids: faster than fancy indexing with a list
+                mask[a] = 1
         vector = encode(self.game, seat, self._seat_cache)
         if self.observation_mode == "dict":
             return {"observation": split_flat(vector), "action_mask": mask}
@@ -131,7 +132,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         self.game.apply_action(action)
         self._cumulative_rewards[agent] = 0.0
         self._advance()
-        self._accumulate_rewards()
+        if self.game.is_terminal():  # before the end every reward is 0.0: nothing to add
+            self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
@@ -145,8 +147,6 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
                     break
                 game.apply_action(legal[0])
         phase = game.phase_name
-        for a in self.agents:
-            self.infos[a] = {"phase": phase}
         if game.is_terminal():
             scores = game.scores()
             winners = game.winners()
@@ -161,6 +161,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         else:
             for a in self.agents:
                 self.rewards[a] = 0.0
+                self.infos[a] = {"phase": phase}
             self.agent_selection = self.possible_agents[game.current_player]
 
     def _final_rewards(self, scores: list[int], winners: list[int]) -> list[float]:

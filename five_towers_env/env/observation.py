@@ -237,7 +237,7 @@ class _Frame:
         # one-hot pieces: the position currently set (None: none set)
         self.hot = {_START: None, _PHASE: None, _TO_ACT: None, _BUILDER: None, _TORN: None, _SAND: None}
         self.deck = self.counts = self.display = self.hand = self.round = None
-        self.seats = [None] * n  # per seat: (block, bid, ceiling) last written
+        self.seats = [None] * n  # per seat: (towers, pile, bid, ceiling) last written
 
     def _one_hot(self, piece: int, i: int | None) -> None:
         old = self.hot[piece]
@@ -251,12 +251,13 @@ class _Frame:
     def refresh(self, state: GameState, cache: SeatCache) -> None:
         v, n, observer = self.vector, self.n, self.observer
         self._one_hot(_START, (state.start_player - observer) % n)
-        self._one_hot(_PHASE, int(state.phase))
+        if self.hot[_PHASE] != state.phase:
+            self._one_hot(_PHASE, int(state.phase))
+            v[_RECOVER] = float(state.phase == Phase.RECOVER)
         self._one_hot(_TO_ACT, None if state.current_player < 0 else (state.current_player - observer) % n)
         self._one_hot(_BUILDER, None if state.builder < 0 else (state.builder - observer) % n)
         self._one_hot(_TORN, 0 if state.torn is None else state.torn + 2)
         self._one_hot(_SAND, state.sand_end)
-        v[_RECOVER] = float(state.phase == Phase.RECOVER)
         deck = (len(state.deck), state.deck_ran_out)
         if deck != self.deck:
             v[_DECK] = deck[0] / 110.0
@@ -277,13 +278,15 @@ class _Frame:
             _write_round(v, *rnd)
             self.round = rnd
         live = state.phase != Phase.GAME_OVER
-        towers, piles, bids = state.towers, state.piles, state.bids
+        towers, piles, bids, seats = state.towers, state.piles, state.bids, self.seats
         for p in range(n):
-            key = (cache.seat(p, towers[p], piles[p], self.gp), bids[p], state.ceiling(p) if live else None)
-            old = self.seats[p]
-            if old is None or key[0] is not old[0] or key[1:] != old[1:]:
-                _write_seat(v, _seat_offset(p, observer, n), *key)
-                self.seats[p] = key
+            key = (towers[p], piles[p], bids[p], state.ceiling(p) if live else None)
+            old = seats[p]
+            # towers and piles are immutable tuples: the same objects give the same block
+            if old is None or key[0] is not old[0] or key[1] is not old[1] or key[2:] != old[2:]:
+                block = cache.seat(p, key[0], key[1], self.gp)
+                _write_seat(v, _seat_offset(p, observer, n), block, key[2], key[3])
+                seats[p] = key
 
 
 def _write_counts(v: np.ndarray, at: int, cards: tuple) -> None:
