@@ -7,6 +7,8 @@ depends on the deck order: the deck enters only as the multiset ``unseen`` and i
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from ..engine.actions import MAX_BID
@@ -275,7 +277,7 @@ class _Frame:
             self.hand = state.hand
         rnd = (state.high_bid, state.target, state.taken, state.paid, state.took_tree)
         if rnd != self.round:
-            _write_round(v, *rnd)
+            _write_round(v, rnd, self.round)
             self.round = rnd
         live = state.phase != Phase.GAME_OVER
         towers, piles, bids, seats = state.towers, state.piles, state.bids, self.seats
@@ -290,18 +292,33 @@ class _Frame:
 
 
 def _write_counts(v: np.ndarray, at: int, cards: tuple) -> None:
-    v[at:at + NUM_CARD_IDS] = 0.0
+    v[at:at + NUM_CARD_IDS] = _card_counts(cards)
+
+
+@lru_cache(maxsize=65_536)
+def _card_counts(cards: tuple) -> np.ndarray:
+    """80 counts by card id (memoised: displays and hands recur across observers). Read only."""
+    counts = np.zeros(NUM_CARD_IDS, dtype=np.float32)
     for c in cards:  # += : 4-5 player games have two copies of some cards
-        v[at + c] += 1.0
+        counts[c] += 1.0
+    counts.flags.writeable = False
+    return counts
 
 
-def _write_round(v: np.ndarray, high_bid: int, target: int, taken: int, paid: int, took_tree: bool) -> None:
-    v[_ROUND] = float(high_bid >= 0)
-    v[_ROUND + 1] = high_bid / MAX_BID if high_bid >= 0 else 0.0
-    v[_ROUND + 2] = target / MAX_BID
-    v[_ROUND + 3] = taken / MAX_BID
-    v[_ROUND + 4] = paid / MAX_BID
-    v[_ROUND + 5] = float(took_tree)
+def _round_values(rnd: tuple) -> tuple:
+    """The six values of the ``round`` piece from (high bid, target, taken, paid, took tree)."""
+    high_bid, target, taken, paid, took_tree = rnd
+    return (float(high_bid >= 0), high_bid / MAX_BID if high_bid >= 0 else 0.0,
+            target / MAX_BID, taken / MAX_BID, paid / MAX_BID, float(took_tree))
+
+
+def _write_round(v: np.ndarray, rnd: tuple, old: tuple | None) -> None:
+    """Write the ``round`` piece, only the values that differ from those of ``old``."""
+    new = _round_values(rnd)
+    before = _round_values(old) if old is not None else (None,) * len(new)
+    for i, x in enumerate(new):
+        if x != before[i]:
+            v[_ROUND + i] = x
 
 
 def _write_seat(v: np.ndarray, o: int, block: np.ndarray, bid: int | None, ceiling: int | None) -> None:
