@@ -378,12 +378,18 @@ def _gp_build_ok(towers: Towers, hand: tuple, pile: tuple, sand_end: int, pendin
 
 def teardown_options(towers: Towers, pile: tuple) -> list[tuple[int, Towers, tuple]]:
     """(torn type or -1, towers after, teardown pile after) for each teardown choice."""
+    return list(_teardown_options(towers, pile))
+
+
+@lru_cache(maxsize=50_000)
+def _teardown_options(towers: Towers, pile: tuple) -> tuple:
+    # memoised: a bid search asks for the same towers' options once per display subset
     out = [(-1, towers, pile)]
     for t, tw in enumerate(towers):
         if tearable(tw):
             card = t * NUM_VALUES + tw[-1]
             out.append((t, towers[:t] + (tw[:-1],) + towers[t + 1:], insert_one(pile, card)))
-    return out
+    return tuple(out)
 
 
 def teardown_ok(towers: Towers, hand: tuple, pile: tuple, gp: bool) -> bool:
@@ -391,7 +397,7 @@ def teardown_ok(towers: Towers, hand: tuple, pile: tuple, gp: bool) -> bool:
     if not gp:
         tops, torn = base_tops(towers)
         return _base_ok(tops, torn, split_by_type(hand))
-    return any(build_ok(tw, hand, p, END_NONE, False, True) for _, tw, p in teardown_options(towers, pile))
+    return any(build_ok(tw, hand, p, END_NONE, False, True) for _, tw, p in _teardown_options(towers, pile))
 
 
 def pay_tree(towers: Towers, n: int) -> Towers:
