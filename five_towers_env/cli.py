@@ -96,36 +96,36 @@ def cmd_play(args: argparse.Namespace) -> int:
     return 0
 
 
-# -- evaluate ---------------------------------------------------------------------------------
+# -- evaluate and tournament -----------------------------------------------------------------
+
+def _match_settings(args: argparse.Namespace) -> dict[str, object]:
+    """The keyword arguments ``evaluate`` and ``round_robin`` share, from the common options."""
+    return {"num_players": args.players, "variant": args.variant, "seed": args.seed, "workers": args.workers,
+            "progress": not args.no_progress, "paired": not args.unpaired}
+
+
+def _report(result: object, out: str | None, **save_options: object) -> int:
+    """Print a result's table; save its files in ``out`` if given."""
+    print(result.table())
+    if out:
+        paths = result.save(out, **save_options)
+        print("wrote " + ", ".join(str(p) for p in paths.values()))
+    return 0
+
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     """Seat-rotated games between the agents; summary table, and CSV / JSON in --out."""
     from .evaluation.match import evaluate
 
-    result = evaluate(args.agents, num_games=args.games, num_players=args.players, variant=args.variant,
-                      seed=args.seed, workers=args.workers, progress=not args.no_progress,
-                      paired=not args.unpaired)
-    print(result.table())
-    if args.out:
-        paths = result.save(args.out)
-        print("wrote " + ", ".join(str(p) for p in paths.values()))
-    return 0
+    return _report(evaluate(args.agents, num_games=args.games, **_match_settings(args)), args.out)
 
-
-# -- tournament -------------------------------------------------------------------------------
 
 def cmd_tournament(args: argparse.Namespace) -> int:
     """Round robin; win-rate matrix, Elo / OpenSkill; CSV / JSON / Markdown / PNG in --out."""
     from .evaluation.tournament import round_robin
 
-    result = round_robin(args.agents, games=args.games, num_players=args.players, variant=args.variant,
-                         seed=args.seed, workers=args.workers, progress=not args.no_progress,
-                         paired=not args.unpaired)
-    print(result.table())
-    if args.out:
-        paths = result.save(args.out, plot=not args.no_plot)
-        print("wrote " + ", ".join(str(p) for p in paths.values()))
-    return 0
+    return _report(round_robin(args.agents, games=args.games, **_match_settings(args)), args.out,
+                   plot=not args.no_plot)
 
 
 # -- train ------------------------------------------------------------------------------------

@@ -38,6 +38,12 @@ def public_view(game: GameState, rng: np.random.Generator | None = None) -> Game
     return view
 
 
+def legal_actions(observation: dict[str, np.ndarray], info: dict[str, Any]) -> list[int]:
+    """The legal action ids an agent may choose from: ``info["legal_actions"]``, else the mask's."""
+    legal = info.get("legal_actions")
+    return list(legal) if legal else np.flatnonzero(observation["action_mask"]).tolist()
+
+
 def agent_info(game: GameState, seat: int) -> dict[str, Any]:
     """The ``info`` dict an agent at ``seat`` receives when it is on move."""
     legal = list(game.legal_actions()) if seat == game.current_player else []
@@ -59,5 +65,5 @@ class RandomAgent:
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
         """A uniformly random legal action."""
-        legal = info.get("legal_actions") or np.flatnonzero(observation["action_mask"]).tolist()
+        legal = legal_actions(observation, info)
         return int(legal[self.rng.integers(len(legal))])

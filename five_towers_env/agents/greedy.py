@@ -16,6 +16,7 @@ import numpy as np
 
 from ..engine import actions as A
 from ..engine.state import GameState, Phase
+from .base import legal_actions
 
 
 def _tops_key(towers: tuple) -> int:
@@ -32,7 +33,7 @@ class GreedyAgent:
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
         """Choose a legal action id (see the module docstring)."""
-        legal = list(info.get("legal_actions") or np.flatnonzero(observation["action_mask"]).tolist())
+        legal = legal_actions(observation, info)
         if len(legal) == 1:
             return int(legal[0])
         view: GameState = info["view"]

@@ -47,6 +47,7 @@ from ..engine.lookahead import (
     sub_multisets, tearable, teardown_options,
 )
 from ..engine.state import GameState, Phase
+from .base import legal_actions
 
 NEG = float("-inf")
 EMPTY = 16  # pseudo top value of a tower that does not exist yet
@@ -406,7 +407,7 @@ class HeuristicAgent:
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
         """Choose a legal action id."""
-        legal = list(info.get("legal_actions") or np.flatnonzero(observation["action_mask"]).tolist())
+        legal = legal_actions(observation, info)
         if len(legal) == 1:
             return int(legal[0])
         view: GameState = info["view"]
