@@ -34,3 +34,8 @@ def test_training_script(tmp_path):
               "--set", f"out_dir={tmp_path}", "total_timesteps=512", "eval_every=512")
     assert "against the baselines" in out
     assert (tmp_path / "ppo_smoke" / "policy.npz").exists()
+
+
+def test_diagnose_phases_script():
+    out = run("training/diagnose_phases.py", "--games", "2", "--opponent", "greedy")
+    assert "| teacher only |" in out and "| all (policy alone) |" in out

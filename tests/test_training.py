@@ -243,3 +243,35 @@ def test_shipped_policy_plays_with_numpy_alone():
     assert isinstance(agent, PolicyAgent) and agent.meta["num_players"] == 2
     result = play_game([agent, make_agent("random", seed=1)], variant="base", seed=9)
     assert result["winners"]
+
+
+class _Fixed:
+    """An agent that always answers the same action (to see who was asked)."""
+
+    def __init__(self, action: int) -> None:
+        self.action, self.name = action, f"fixed{action}"
+
+    def act(self, observation, info):
+        return self.action
+
+
+def test_phase_mix_routes_each_phase_to_its_agent():
+    from five_towers_env.training.diagnosis import BUILDER_PHASES, PhaseMixAgent, mix_label
+
+    mix = PhaseMixAgent(_Fixed(1), _Fixed(2), {"bid"})
+    assert mix.act({}, {"phase": "bid"}) == 1
+    assert [mix.act({}, {"phase": p}) for p in ("take", "teardown", "build", "recover")] == [2, 2, 2, 2]
+    assert mix_label(frozenset()) == "teacher only"
+    assert mix_label(frozenset({"take"}) | BUILDER_PHASES) == "take + teardown/build/recover"
+
+
+def test_phase_ablation_of_the_shipped_policy():
+    from five_towers_env.training.diagnosis import phase_ablation, play_mix, PhaseMixAgent
+    from five_towers_env.agents.registry import make_agent
+
+    rows = phase_ablation(games=4, seed=3)
+    assert [r["policy decides"] for r in rows][0] == "teacher only"
+    assert all(0.0 <= r["win_rate"] <= 1.0 and r["games"] == 4 for r in rows)
+    # the mix that gives every phase to the policy plays exactly as the policy alone
+    alone = PhaseMixAgent(make_agent("ppo"), make_agent("random", seed=0), {"bid", "take", "teardown", "build", "recover"})
+    assert rows[-1]["win_rate"] == play_mix(alone, "heuristic", 4, 3)
