@@ -43,7 +43,7 @@ import numpy as np
 from ..engine import actions as A
 from ..engine.cards import CANDY, NUM_CARD_IDS, NUM_TYPES, NUM_VALUES, SAND, SCARY, SCRAP, TREE, can_place
 from ..engine.lookahead import (
-    END_BOTTOM, END_NONE, END_TOP, insert_one, pay_tree, payable, placements, remove_one, split_by_type,
+    END_BOTTOM, END_NONE, END_TOP, each_distinct, insert_one, pay_tree, payable, placements, split_by_type,
     sub_multisets, tearable, teardown_options,
 )
 from ..engine.state import GameState, Phase
@@ -79,12 +79,7 @@ def tower_finals(tower: tuple, values: tuple, sand_power: bool) -> tuple:
         if not rest:
             out.add(tw)
             return
-        prev = None
-        for i, v in enumerate(rest):
-            if v == prev:
-                continue
-            prev = v
-            more = rest[:i] + rest[i + 1:]
+        for v, more in each_distinct(rest):
             if not tw:
                 rec((v,), more, end)
                 continue
@@ -238,17 +233,13 @@ class _Context:
         gp = self.gp
         out = []
         if ph == _TAKE:
-            prev = None
-            for c in display:
-                if c == prev:
-                    continue
-                prev = c
+            for c, others in each_distinct(display):
                 nh = insert_one(hand, c)
                 ntook = took or c // NUM_VALUES == TREE
                 if need == 1:
                     child = (_TEARDOWN, towers, pile, nh, (), 0, False, END_NONE)
                 else:
-                    child = (_TAKE, towers, pile, nh, remove_one(display, c), need - 1, ntook, END_NONE)
+                    child = (_TAKE, towers, pile, nh, others, need - 1, ntook, END_NONE)
                 out.append((A.TAKE + c, child))
             if gp and not took and 0 < need <= payable(towers, True):
                 out.append((A.STOP, (_TEARDOWN, pay_tree(towers, need), pile, hand, (), 0, False, END_NONE)))
@@ -256,23 +247,13 @@ class _Context:
             for t, tw, p in teardown_options(towers, pile):
                 out.append((A.NO_TEARDOWN if t < 0 else A.TEARDOWN + t, (_BUILD, tw, p, hand, (), 0, False, END_NONE)))
         elif ph == _BUILD:
-            prev = None
-            for c in hand:
-                if c == prev:
-                    continue
-                prev = c
-                rest = remove_one(hand, c)
+            for c, rest in each_distinct(hand):
                 nph = _RECOVER if (gp and c // NUM_VALUES == SCRAP and pile) else _BUILD
                 for nt, ne, bottom in placements(towers, c, end, gp):
                     out.append((A.build_action(c, bottom), (nph, nt, pile, rest, (), 0, False, ne)))
         elif ph == _RECOVER:
             out.append((A.NO_RECOVER, (_BUILD, towers, pile, hand, (), 0, False, end)))
-            prev = None
-            for c in pile:
-                if c == prev:
-                    continue
-                prev = c
-                rest = remove_one(pile, c)
+            for c, rest in each_distinct(pile):
                 nph = _RECOVER if (c // NUM_VALUES == SCRAP and rest) else _BUILD
                 for nt, ne, bottom in placements(towers, c, end, True):
                     out.append((A.recover_action(c, bottom), (nph, nt, rest, hand, (), 0, False, ne)))

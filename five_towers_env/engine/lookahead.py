@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from itertools import combinations
+from typing import Iterator
 
 from .cards import NUM_TYPES, NUM_VALUES, SAND, SCRAP, TREE, can_place
 
@@ -59,6 +60,16 @@ def remove_one(cards: tuple, card: int) -> tuple:
 def insert_one(cards: tuple, card: int) -> tuple:
     """A sorted tuple with one more copy of ``card``."""
     return tuple(sorted(cards + (card,)))
+
+
+def each_distinct(values: tuple) -> Iterator[tuple[int, tuple]]:
+    """``(value, the other values)`` for each distinct value of the sorted tuple ``values``, in
+    order: how every search here branches on the card to use next (equal cards branch once)."""
+    prev = None
+    for i, v in enumerate(values):
+        if v != prev:
+            prev = v
+            yield v, values[:i] + values[i + 1:]
 
 
 @lru_cache(maxsize=200_000)
@@ -328,12 +339,7 @@ def _gp_no_scrap_ok(towers: Towers, hand: tuple, sand_end: int) -> bool:
 def _sand_ok(tower: tuple, values: tuple, sand_end: int) -> bool:
     if not values:
         return True
-    prev = None
-    for i, v in enumerate(values):
-        if v == prev:
-            continue
-        prev = v
-        rest = values[:i] + values[i + 1:]
+    for v, rest in each_distinct(values):
         if not tower:
             if _sand_ok((v,), rest, sand_end):
                 return True
@@ -350,12 +356,7 @@ def _gp_build_ok(towers: Towers, hand: tuple, pile: tuple, sand_end: int, pendin
     if pending:
         if build_ok(towers, hand, pile, sand_end, False, True):
             return True
-        prev = None
-        for c in pile:
-            if c == prev:
-                continue
-            prev = c
-            rest = remove_one(pile, c)
+        for c, rest in each_distinct(pile):
             again = c // NUM_VALUES == SCRAP and bool(rest)
             for new_towers, new_end, _ in placements(towers, c, sand_end, True):
                 if _gp_build_ok(new_towers, hand, rest, new_end, again):
@@ -363,12 +364,7 @@ def _gp_build_ok(towers: Towers, hand: tuple, pile: tuple, sand_end: int, pendin
         return False
     if not hand:
         return True
-    prev = None
-    for c in hand:
-        if c == prev:
-            continue
-        prev = c
-        rest = remove_one(hand, c)
+    for c, rest in each_distinct(hand):
         again = c // NUM_VALUES == SCRAP and bool(pile)
         for new_towers, new_end, _ in placements(towers, c, sand_end, True):
             if build_ok(new_towers, rest, pile, new_end, again, True):

@@ -14,7 +14,7 @@ import numpy as np
 from . import actions as A
 from .cards import CARD_NAMES, NUM_TYPES, NUM_VALUES, SCRAP, TREE, TYPES, card_set
 from .lookahead import (
-    END_BOTTOM, END_NONE, END_TOP, achievable_bids, base_builds, base_takes, base_teardowns, build_ok,
+    END_BOTTOM, END_NONE, END_TOP, achievable_bids, base_builds, base_takes, base_teardowns, build_ok, each_distinct,
     insert_one, pay_tree, payable, placements, remove_one, take_ok, teardown_options,
 )
 from .scoring import score_player
@@ -246,13 +246,9 @@ class GameState:
         if not self.gp:
             return [A.TAKE + c for c in sorted(base_takes(towers, self.hand, self.display, need))]
         out = []
-        prev = None
-        for c in self.display:
-            if c == prev:
-                continue
-            prev = c
+        for c, rest in each_distinct(self.display):
             tree = self.took_tree or c // NUM_VALUES == TREE
-            if take_ok(towers, pile, remove_one(self.display, c), insert_one(self.hand, c), need - 1, tree, self.gp):
+            if take_ok(towers, pile, rest, insert_one(self.hand, c), need - 1, tree, self.gp):
                 out.append(A.TAKE + c)
         if self._can_stop() and _teardown_any(pay_tree(towers, need), self.hand, pile, self.gp):
             out.append(A.STOP)
@@ -315,12 +311,7 @@ class GameState:
         if not self.gp:
             return [A.BUILD + c for c in base_builds(towers, self.hand)]  # hand sorted: ids ascending
         out = []
-        prev = None
-        for c in self.hand:
-            if c == prev:
-                continue
-            prev = c
-            rest = remove_one(self.hand, c)
+        for c, rest in each_distinct(self.hand):
             again = self.gp and c // NUM_VALUES == SCRAP and bool(pile)
             for new_towers, end, bottom in placements(towers, c, self.sand_end, self.gp):
                 if build_ok(new_towers, rest, pile, end, again, self.gp):
@@ -333,12 +324,7 @@ class GameState:
         out = []
         if build_ok(towers, self.hand, pile, self.sand_end, False, True):
             out.append(A.NO_RECOVER)
-        prev = None
-        for c in pile:
-            if c == prev:
-                continue
-            prev = c
-            rest = remove_one(pile, c)
+        for c, rest in each_distinct(pile):
             again = c // NUM_VALUES == SCRAP and bool(rest)
             for new_towers, end, bottom in placements(towers, c, self.sand_end, True):
                 if build_ok(new_towers, self.hand, rest, end, again, True):
