@@ -462,20 +462,9 @@ def test_position_from_env_matches_engine():
 
 # -- seeding across resets --------------------------------------------------------------------
 
-def test_seeded_reset_with_other_setup_keeps_the_seed():
-    pos = {"num_players": 3, "display": ["candy-1", "candy-2"]}
-
-    def next_game_deck():
-        e = raw_env(num_players=2)
-        e.reset(seed=1, options={"position": copy.deepcopy(pos)})
-        e.reset()
-        return e.position()["deck"]
-
-    assert next_game_deck() == next_game_deck()
-
-
-def test_seeded_reset_with_same_setup_keeps_the_seed():
-    pos = {"num_players": 2, "display": ["candy-1", "candy-2"]}
+@pytest.mark.parametrize("position_players", [3, 2], ids=["other_setup", "same_setup"])
+def test_seeded_reset_from_a_position_keeps_the_seed(position_players):
+    pos = {"num_players": position_players, "display": ["candy-1", "candy-2"]}
 
     def next_game_deck():
         e = raw_env(num_players=2)

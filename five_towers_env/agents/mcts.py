@@ -53,6 +53,7 @@ import numpy as np
 
 from ..engine import actions as A
 from ..engine.cards import CANDY, NUM_TYPES, NUM_VALUES, SAND, SCARY, TREE
+from ..engine.lookahead import each_distinct
 from ..engine.scoring import score_player
 from ..engine.state import GameState, Phase
 
@@ -109,21 +110,25 @@ def _placeable(top: int, v: int) -> bool:
 def chain(top: int, values: tuple) -> tuple | None:
     """Best order to build ``values`` (sorted) onto a tower with top ``top`` (``NONE``: no tower)
     by the base rules, ending on the top with the most potential; ``None`` if impossible."""
+    return _best_order(values, lambda v: _placeable(top, v), chain, POT)
+
+
+def _best_order(values: tuple, fits, extend, pot: tuple[float, ...]) -> tuple | None:
+    """The order of ``values`` whose first card ``fits``, each next one continuing it as ``extend``
+    says, that ends on the card of highest ``pot``; ``()`` for no values, ``None`` if impossible."""
     if not values:
         return ()
     best = None
     best_pot = -1.0
-    prev = None
-    for i, v in enumerate(values):
-        if v == prev or not _placeable(top, v):
+    for v, others in each_distinct(values):
+        if not fits(v):
             continue
-        prev = v
-        rest = chain(v, values[:i] + values[i + 1:])
+        rest = extend(v, others)
         if rest is None:
             continue
         final = rest[-1] if rest else v
-        if POT[final] > best_pot:
-            best, best_pot = (v,) + rest, POT[final]
+        if pot[final] > best_pot:
+            best, best_pot = (v,) + rest, pot[final]
     return best
 
 
@@ -139,22 +144,7 @@ BPOT = _bottom_table()
 def chain_under(bottom: int, values: tuple) -> tuple | None:
     """Great Powers sand: best order to add ``values`` (sorted) under a bottom card ``bottom``
     (first added first), ending on the bottom with the most room below; ``None`` if impossible."""
-    if not values:
-        return ()
-    best = None
-    best_pot = -1.0
-    prev = None
-    for i, v in enumerate(values):
-        if v == prev or v == 0 or not _placeable(v, bottom):
-            continue
-        prev = v
-        rest = chain_under(v, values[:i] + values[i + 1:])
-        if rest is None:
-            continue
-        final = rest[-1] if rest else v
-        if BPOT[final] > best_pot:
-            best, best_pot = (v,) + rest, BPOT[final]
-    return best
+    return _best_order(values, lambda v: v != 0 and _placeable(v, bottom), chain_under, BPOT)
 
 
 def tower_room(tower: tuple, sand_gp: bool) -> float:
