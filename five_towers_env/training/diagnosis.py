@@ -16,10 +16,9 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from ..agents.base import agent_info
 from ..agents.policy import PolicyAgent
 from ..agents.registry import make_agent
-from ..wrappers.single_agent import FiveTowersGymEnv
+from .selfplay import play_games
 
 BUILDER_PHASES = frozenset({"teardown", "build", "recover"})
 #: the mixes reported by default: teacher only, policy in one kind of decision, policy everywhere
@@ -56,17 +55,7 @@ def play_mix(agent: Any, opponent: str, games: int, seed: int, num_players: int 
              variant: str = "base") -> float:
     """Win rate (shared wins count) of ``agent`` in random seats over ``games`` seeded games
     against ``num_players - 1`` copies of the ``opponent`` registry agent."""
-    env = FiveTowersGymEnv(num_players=num_players, variant=variant, opponents=opponent)
-    wins = 0
-    for g in range(games):
-        obs, _ = env.reset(seed=seed + g)
-        terminated = False
-        while not terminated:
-            info = agent_info(env.game, env.learner_seat)
-            action = agent.act({"observation": obs, "action_mask": env.action_masks().astype(np.int8)}, info)
-            obs, _, terminated, _, result = env.step(action)
-        wins += env.learner_seat in result["winners"]
-    return wins / games
+    return play_games(agent, num_players, variant, opponent, games, seed)["win_rate"]
 
 
 def phase_ablation(policy: str | Path | None = None, teacher: str = "heuristic", opponent: str = "heuristic",

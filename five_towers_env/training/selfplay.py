@@ -34,6 +34,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
+from ..agents.base import agent_info
 from ..agents.policy import PolicyAgent, export_policy
 from ..wrappers.single_agent import FiveTowersGymEnv
 from .config import TrainConfig, config_from_dict, config_to_dict, save_config
@@ -88,17 +89,21 @@ def make_vec_env(cfg: TrainConfig, sampler: Any):
     return DummyVecEnv(fns)
 
 
-def play_games(agent: PolicyAgent, cfg: TrainConfig, opponents: Any, games: int, seed: int) -> dict[str, float]:
-    """Win rate (shared wins count), mean score and margin of ``agent`` over ``games`` seeded games
-    in random seats; ``opponents`` is a registry name or a pool sampler."""
+def play_games(agent: Any, num_players: int, variant: str, opponents: Any, games: int,
+               seed: int) -> dict[str, float]:
+    """Win rate (shared wins count), mean score and margin of ``agent`` (any agent: it gets the
+    usual ``agent_info``) over ``games`` seeded games in random seats; ``opponents`` is a registry
+    name or a pool sampler."""
     kwargs = {"opponent_sampler": opponents} if callable(opponents) else {"opponents": opponents}
-    env = ShapedReward(FiveTowersGymEnv(num_players=cfg.num_players, variant=cfg.variant, **kwargs), 0.0)
+    gym_env = FiveTowersGymEnv(num_players=num_players, variant=variant, **kwargs)
+    env = ShapedReward(gym_env, 0.0)
     wins = score = margin = 0.0
     for g in range(games):
         obs, info = env.reset(seed=seed + g)
         terminated = False
         while not terminated:
-            action = agent.act({"observation": obs, "action_mask": env.action_masks()}, info)
+            mask = env.action_masks().astype(np.int8)
+            action = agent.act({"observation": obs, "action_mask": mask}, agent_info(gym_env.game, gym_env.learner_seat))
             obs, _, terminated, _, info = env.step(action)
         outcome = info["episode_outcome"]
         wins += outcome["win"]
@@ -213,13 +218,14 @@ class Trainer:
         agent = self.current_agent()
         row: dict[str, float] = {"timesteps": steps, "wall_s": round(time.time() - self.start, 1)}
         for name in cfg.eval_opponents:
-            result = play_games(agent, cfg, name, cfg.eval_games, EVAL_SEED)
+            result = play_games(agent, cfg.num_players, cfg.variant, name, cfg.eval_games, EVAL_SEED)
             row[f"win_rate_vs_{name}"] = result["win_rate"]
             row[f"margin_vs_{name}"] = result["margin"]
             self.model.logger.record(f"eval/win_rate_vs_{name}", result["win_rate"])
             self.model.logger.record(f"eval/margin_vs_{name}", result["margin"])
         if cfg.pool.snapshot_weight > 0:
-            pool_result = play_games(agent, cfg, self.pool.sampler(), cfg.pool.promote_games, EVAL_SEED + steps)
+            pool_result = play_games(agent, cfg.num_players, cfg.variant, self.pool.sampler(),
+                                     cfg.pool.promote_games, EVAL_SEED + steps)
             row["win_rate_vs_pool"] = pool_result["win_rate"]
             self.model.logger.record("eval/win_rate_vs_pool", pool_result["win_rate"])
             if pool_result["win_rate"] >= cfg.pool.promote_win_rate:
