@@ -43,7 +43,7 @@ def sub_multisets(cards: tuple) -> list[tuple]:
     return _sub_multisets(cards)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=50_000)
 def _sub_multisets(cards: tuple) -> list[tuple]:
     seen = {()}
     for k in range(1, len(cards) + 1):
@@ -155,24 +155,23 @@ def _in_play(hand: tuple, display: tuple) -> tuple:
     return tuple(a or b for a, b in zip(h, d))
 
 
-def base_takes(towers: Towers, hand: tuple, display: tuple, need: int) -> set[int]:
-    """Base game, mid-take with ``need`` cards still to take: the display cards whose taking
-    leaves a way to take the rest and build everything."""
-    legal: set[int] = set()
+def base_take_rests(towers: Towers, hand: tuple, display: tuple, need: int) -> list[tuple]:
+    """Base game, mid-take: every multiset of ``need`` display cards whose taking completes a
+    hand that can be built (after some teardown). Taking card ``c`` keeps exactly the rests
+    holding ``c``, less ``c``: the engine narrows this list take by take."""
+    rests = []
     for final in _base_final_hands(towers, insert_many(hand, display), len(hand) + need):
         rest = _minus(final, hand)
         if rest is not None:
-            legal.update(rest)
-    return legal
+            rests.append(tuple(rest))
+    return rests
 
 
-@lru_cache(maxsize=50_000)
 def _base_final_hands(towers: Towers, pool: tuple, size: int) -> tuple:
-    # During the take phase the towers and hand + display stay fixed, so one memo entry serves
-    # every take decision of the round: the hands of ``size`` cards from the pool that can be
-    # built after some teardown. A card may be taken iff some such hand holds it and the cards
-    # already taken. Hands are pool positions as bitmasks; the pool is sorted, so each type's
-    # cards sit at consecutive positions.
+    # The hands of ``size`` cards from the pool that can be built after some teardown (asked
+    # once per round: the engine narrows the result take by take, see base_take_rests).
+    # Hands are pool positions as bitmasks; the pool is sorted, so each type's cards sit at
+    # consecutive positions.
     tops, torn = base_tops(towers)
     parts = []  # (first position, count, fits per subset, fits after a teardown per subset or None)
     start = 0
@@ -351,7 +350,7 @@ def _sand_ok(tower: tuple, values: tuple, sand_end: int) -> bool:
     return False
 
 
-@lru_cache(maxsize=400_000)
+@lru_cache(maxsize=100_000)  # larger gains little: the memo is mostly hit within a round
 def _gp_build_ok(towers: Towers, hand: tuple, pile: tuple, sand_end: int, pending: bool) -> bool:
     if pending:
         if build_ok(towers, hand, pile, sand_end, False, True):
@@ -414,7 +413,6 @@ def _has_tree(cards: tuple) -> bool:
     return any(c // NUM_VALUES == TREE for c in cards)
 
 
-@lru_cache(maxsize=200_000)
 def take_ok(towers: Towers, pile: tuple, display: tuple, hand: tuple, need: int, took_tree: bool, gp: bool) -> bool:
     """Mid-take: can the builder take ``need`` more cards (or stop and pay) and build everything."""
     if not gp:

@@ -14,7 +14,7 @@ import numpy as np
 from . import actions as A
 from .cards import CARD_NAMES, NUM_TYPES, NUM_VALUES, SCRAP, TREE, TYPES, card_set
 from .lookahead import (
-    END_BOTTOM, END_NONE, END_TOP, achievable_bids, base_builds, base_takes, base_teardowns, build_ok, each_distinct,
+    END_BOTTOM, END_NONE, END_TOP, achievable_bids, base_builds, base_take_rests, base_teardowns, build_ok, each_distinct,
     insert_one, pay_tree, payable, placements, remove_one, take_ok, teardown_options,
 )
 from .scoring import score_player
@@ -36,6 +36,8 @@ class Phase(IntEnum):
 
 
 PHASE_NAMES: tuple[str, ...] = ("bid", "take", "teardown", "build", "recover", "game_over")
+# the members as module globals: the hot paths below read these, not the slower ``Phase.X`` lookup
+_BID, _TAKE, _TEARDOWN, _BUILD, _RECOVER, _GAME_OVER = Phase
 
 
 class IllegalActionError(ValueError):
@@ -120,7 +122,7 @@ class GameState:
 
     def is_terminal(self) -> bool:
         """Whether the game is over."""
-        return self.phase == Phase.GAME_OVER
+        return self.phase == _GAME_OVER
 
     def ceiling(self, player: int) -> int:
         """SPEC §3: the highest bid a player may announce this round."""
@@ -187,7 +189,7 @@ class GameState:
     # -- bidding ------------------------------------------------------------------------
 
     def _begin_bidding(self) -> None:
-        self.phase = Phase.BID
+        self.phase = _BID
         self.bids: list = [None] * self.num_players
         self.bid_turn = 0
         self.high_bid = -1
@@ -201,6 +203,7 @@ class GameState:
         self.sand_end = END_NONE
         self.current_player = self.start_player
         self._bid_masks: dict = {}
+        self._take_rests: list | None = None  # base game, while taking: see base_take_rests
         self._legal = None
 
     def _legal_bid(self) -> list[int]:
@@ -226,15 +229,19 @@ class GameState:
             self.builder = p
         self.bid_turn += 1
         n = self.num_players
-        remaining = [(self.start_player + i) % n for i in range(self.bid_turn, n)]
-        if remaining and any(self.high_bid < self.ceiling(q) for q in remaining):
-            self.current_player = remaining[0]
-            return
+        if self.bid_turn < n:
+            if not self.gp:  # every ceiling is the display size
+                goes_on = self.high_bid < len(self.display)
+            else:
+                goes_on = any(self.high_bid < self.ceiling((self.start_player + i) % n) for i in range(self.bid_turn, n))
+            if goes_on:
+                self.current_player = (self.start_player + self.bid_turn) % n
+                return
         if self.high_bid == 0:  # all pass on 0 (SPEC §3)
             self._end_round(next_start=self.start_player)
             return
         self.target = self.high_bid
-        self.phase = Phase.TAKE
+        self.phase = _TAKE
         self.current_player = self.builder
 
     # -- taking -------------------------------------------------------------------------
@@ -244,7 +251,13 @@ class GameState:
         towers, pile = self.towers[p], self.piles[p]
         need = self.target - self.taken
         if not self.gp:
-            return [A.TAKE + c for c in sorted(base_takes(towers, self.hand, self.display, need))]
+            rests = self._take_rests
+            if rests is None:
+                rests = self._take_rests = base_take_rests(towers, self.hand, self.display, need)
+            cards: set = set()
+            for rest in rests:
+                cards.update(rest)
+            return [A.TAKE + c for c in sorted(cards)]
         out = []
         for c, rest in each_distinct(self.display):
             tree = self.took_tree or c // NUM_VALUES == TREE
@@ -261,15 +274,17 @@ class GameState:
     def _apply_take(self, a: int) -> None:
         if a == A.STOP:
             self._pay(self.target - self.taken)
-            self.phase = Phase.TEARDOWN
+            self.phase = _TEARDOWN
             return
         c = a - A.TAKE
         self.display = remove_one(self.display, c)
         self.hand = insert_one(self.hand, c)
+        if self._take_rests is not None:  # base game: the ways to finish the take that use c
+            self._take_rests = [remove_one(r, c) for r in self._take_rests if c in r]
         self.taken += 1
         self.took_tree = self.took_tree or c // NUM_VALUES == TREE
         if self.taken == self.target:
-            self.phase = Phase.TEARDOWN
+            self.phase = _TEARDOWN
 
     def _pay(self, n: int) -> None:
         p = self.builder
@@ -300,7 +315,7 @@ class GameState:
             self.towers[p] = self.towers[p][:t] + (tw[:-1],) + self.towers[p][t + 1:]
             self.piles[p] = insert_one(self.piles[p], t * NUM_VALUES + tw[-1])
             self.torn = t
-        self.phase = Phase.BUILD
+        self.phase = _BUILD
         self._after_build_step()
 
     # -- building and recovering --------------------------------------------------------
@@ -341,6 +356,15 @@ class GameState:
         raise AssertionError("a legal build has a placement")  # pragma: no cover
 
     def _apply_build(self, a: int) -> None:
+        if not self.gp:  # onto the top (or a new tower); no recover, no sand end
+            c = a - A.BUILD
+            self.hand = remove_one(self.hand, c)
+            t, v = divmod(c, NUM_VALUES)
+            towers = self.towers[self.builder]
+            self.towers[self.builder] = towers[:t] + (towers[t] + (v,),) + towers[t + 1:]
+            self.phase = _BUILD
+            self._after_build_step()
+            return
         bottom = a >= A.BUILD_BOTTOM
         c = (a - A.BUILD_BOTTOM + 4 * NUM_VALUES) if bottom else a - A.BUILD
         self.hand = remove_one(self.hand, c)
@@ -349,7 +373,7 @@ class GameState:
 
     def _apply_recover(self, a: int) -> None:
         if a == A.NO_RECOVER:
-            self.phase = Phase.BUILD
+            self.phase = _BUILD
             self._after_build_step()
             return
         bottom = a >= A.RECOVER_BOTTOM
@@ -361,9 +385,9 @@ class GameState:
 
     def _after_addition(self, card: int) -> None:
         if self.gp and card // NUM_VALUES == SCRAP and self.piles[self.builder]:
-            self.phase = Phase.RECOVER
+            self.phase = _RECOVER
             return
-        self.phase = Phase.BUILD
+        self.phase = _BUILD
         self._after_build_step()
 
     def _after_build_step(self) -> None:
@@ -391,7 +415,7 @@ class GameState:
 
     def _game_over(self) -> None:
         self._begin_bidding()
-        self.phase = Phase.GAME_OVER
+        self.phase = _GAME_OVER
         self.current_player = -1
         self._legal = []
 
@@ -410,21 +434,21 @@ def _teardown_any(towers: tuple, hand: tuple, pile: tuple, gp: bool) -> bool:
     return any(build_ok(tw, hand, p, END_NONE, False, gp) for _, tw, p in teardown_options(towers, pile))
 
 
-_LEGAL = {
-    Phase.BID: GameState._legal_bid,
-    Phase.TAKE: GameState._legal_take,
-    Phase.TEARDOWN: GameState._legal_teardown,
-    Phase.BUILD: GameState._legal_build,
-    Phase.RECOVER: GameState._legal_recover,
-    Phase.GAME_OVER: lambda s: [],
-}
-_APPLY = {
-    Phase.BID: GameState._apply_bid,
-    Phase.TAKE: GameState._apply_take,
-    Phase.TEARDOWN: GameState._apply_teardown,
-    Phase.BUILD: GameState._apply_build,
-    Phase.RECOVER: GameState._apply_recover,
-}
+_LEGAL = (  # indexed by phase
+    GameState._legal_bid,
+    GameState._legal_take,
+    GameState._legal_teardown,
+    GameState._legal_build,
+    GameState._legal_recover,
+    lambda s: [],
+)
+_APPLY = (
+    GameState._apply_bid,
+    GameState._apply_take,
+    GameState._apply_teardown,
+    GameState._apply_build,
+    GameState._apply_recover,
+)
 
 __all__ = ["GameState", "Phase", "PHASE_NAMES", "VARIANTS", "PASSED", "IllegalActionError", "check_setup",
            "END_NONE", "END_TOP", "END_BOTTOM"]

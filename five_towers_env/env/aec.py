@@ -10,12 +10,13 @@ from pettingzoo.utils import wrappers
 
 from ..engine import actions as A
 from ..engine.position import load_position, save_position
-from ..engine.state import GameState, IllegalActionError, check_setup
+from ..engine.state import PHASE_NAMES, GameState, IllegalActionError, Phase, check_setup
 from .dict_observation import dict_observation_space, split_flat
 from .observation import OBS_SIZE, SeatCache, encode
 from .render import render_text
 
 REWARDS = ("win_loss", "margin")
+GAME_OVER = Phase.GAME_OVER
 OBSERVATIONS = ("flat", "dict")
 
 
@@ -132,7 +133,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         self.game.apply_action(action)
         self._cumulative_rewards[agent] = 0.0
         self._advance()
-        if self.game.is_terminal():  # before the end every reward is 0.0: nothing to add
+        if self.game.phase == GAME_OVER:  # before the end every reward is 0.0: nothing to add
             self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
@@ -141,13 +142,13 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         """Apply forced single-choice decisions (unless explicit) and publish the new turn."""
         game = self.game
         if not self.explicit:
-            while not game.is_terminal():
+            while game.phase != GAME_OVER:
                 legal = game.legal_actions()
                 if len(legal) != 1:
                     break
                 game.apply_action(legal[0])
-        phase = game.phase_name
-        if game.is_terminal():
+        phase = PHASE_NAMES[game.phase]
+        if game.phase == GAME_OVER:
             scores = game.scores()
             winners = game.winners()
             returns = self._final_rewards(scores, winners)
@@ -159,9 +160,10 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
             if getattr(self, "agent_selection", None) not in self.agents:
                 self.agent_selection = self.agents[0]
         else:
+            # rewards stay 0.0 until the game ends (reset() starts them at 0.0)
+            infos = self.infos
             for a in self.agents:
-                self.rewards[a] = 0.0
-                self.infos[a] = {"phase": phase}
+                infos[a] = {"phase": phase}
             self.agent_selection = self.possible_agents[game.current_player]
 
     def _final_rewards(self, scores: list[int], winners: list[int]) -> list[float]:

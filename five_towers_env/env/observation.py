@@ -7,7 +7,6 @@ depends on the deck order: the deck enters only as the multiset ``unseen`` and i
 """
 from __future__ import annotations
 
-from functools import lru_cache
 
 import numpy as np
 
@@ -105,18 +104,17 @@ def layout_table() -> str:
 class SeatCache:
     """Memo that lets ``encode`` patch its last vector instead of building a new one.
 
-    * a seat's block changes only when that seat builds, tears down or pays (its towers and
-      pile), and then usually in one tower: the new block is the last one with that part redone;
-    * the discard and unseen counts change only at the end of a round (and on a tree payment);
     * per observer, the last vector encoded and the inputs of each of its pieces: a piece is
-      rewritten only when its inputs differ (see ``_Frame``).
+      rewritten only when its inputs differ (see ``_Frame``); a seat's towers change one
+      tower at a time, so only that tower's part of the seat block is rewritten;
+    * the discard and unseen counts change only at the end of a round (and on a tree payment):
+      one memo serves every observer, and a round's draw is patched in from the last counts.
 
     Hits are decided by identity of the immutable tuples the memo holds on to, or by comparing
     contents, so one memo may serve several games and environments and never goes stale.
     """
 
     def __init__(self) -> None:
-        self._seats: dict = {}   # seat -> (towers, pile, gp, block) last encoded
         self._pool: tuple = (None, None, None)  # (deck copy, discard copy, counts) last encoded
         self._frames: dict = {}  # observer -> _Frame
 
@@ -129,61 +127,63 @@ class SeatCache:
         f.refresh(state, self)
         return f.vector
 
-    def seat(self, p: int, towers: tuple, pile: tuple, gp: bool) -> np.ndarray:
-        """The block of seat ``p`` (``present`` = 1, bid and ceiling pieces zero). Read only."""
-        last = self._seats.get(p)
-        if last is not None and last[0] is towers and last[1] is pile and last[2] == gp:
-            return last[3]
-        if last is not None and last[2] == gp:
-            block = _update_seat_block(last[3], last[0], last[1], towers, pile, gp)
-        else:
-            block = _seat_block(towers, pile, gp)
-        self._seats[p] = (towers, pile, gp, block)
-        return block
-
     def pool(self, deck: list, discard: list) -> np.ndarray:
-        """Counts of the discard pile and of the unseen deck cards (the last two card pieces)."""
+        """Counts of the discard pile and of the unseen deck cards (the last two card pieces).
+
+        The same array is handed out while the pool is unchanged; a new one when it changes."""
         last_deck, last_discard, counts = self._pool
         if deck == last_deck and discard == last_discard:  # plain list comparison: cheap, exact
             return counts
-        ids = [c for c in discard]
-        ids += [NUM_CARD_IDS + c for c in deck]
-        counts = np.bincount(ids, minlength=2 * NUM_CARD_IDS).astype(np.float32)
+        nd, nu = len(last_discard or ()), len(deck)
+        if (last_deck is not None and nu <= len(last_deck) and len(discard) >= nd
+                and deck == last_deck[:nu] and discard[:nd] == last_discard):
+            # the usual change: cards drawn off the top of the deck, cards added to the discard pile
+            counts = counts.copy()
+            for c in last_deck[nu:]:
+                counts[NUM_CARD_IDS + c] -= 1.0
+            for c in discard[nd:]:
+                counts[c] += 1.0
+        else:
+            ids = list(discard)
+            ids += [NUM_CARD_IDS + c for c in deck]
+            counts = np.bincount(ids, minlength=2 * NUM_CARD_IDS).astype(np.float32)
         self._pool = (list(deck), list(discard), counts)
         return counts
 
 
-_PAYABLE_AT = 1 + 4 + 1  # offset of "tree_payable" inside a seat block
+_BID_AT = 1  # offset of "bid" inside a seat block
+_CEILING_AT = _BID_AT + 4  # offset of "ceiling"
+_PAYABLE_AT = _CEILING_AT + 1  # offset of "tree_payable"
 _SCORE_AT = _PAYABLE_AT + 1  # offset of "score"
 _PILE_AT = _SCORE_AT + 2  # offset of "teardown"
 _TOWER_COUNTS = 2 * NONE_ONE_HOT  # offset of "cards" inside a tower block
 
 
 def _seat_block(towers: tuple, pile: tuple, gp: bool) -> np.ndarray:
+    """A seat's block with ``present`` = 1 and zero bid and ceiling pieces."""
     block = np.zeros(SEAT_SIZE, dtype=np.float32)
     block[0] = 1.0  # present
     _write_header(block, towers, pile, gp)
     _write_pile(block, pile)
     for t in range(NUM_TYPES):
-        _write_tower(block, t, towers[t])
+        o = SEAT_STATIC + t * TOWER_SIZE
+        block[o:o + TOWER_SIZE] = tower_block(towers[t])
     return block
 
 
-def _update_seat_block(old: np.ndarray, old_towers: tuple, old_pile: tuple,
-                       towers: tuple, pile: tuple, gp: bool) -> np.ndarray:
+def _patch_seat(block: np.ndarray, old_towers: tuple, old_pile: tuple,
+                towers: tuple, pile: tuple, gp: bool) -> None:
     # A build, teardown, recover or payment changes one or two towers and maybe the pile:
-    # rewrite only those parts (and the header, which depends on everything) of a copy.
-    block = old.copy()
+    # rewrite only those parts (and the header, which depends on everything).
     _write_header(block, towers, pile, gp)
     if pile != old_pile:
         block[_PILE_AT:_PILE_AT + NUM_CARD_IDS] = 0.0
         _write_pile(block, pile)
     for t in range(NUM_TYPES):
-        if towers[t] != old_towers[t]:
+        tw = towers[t]
+        if tw != old_towers[t]:
             o = SEAT_STATIC + t * TOWER_SIZE
-            block[o:o + TOWER_SIZE] = 0.0
-            _write_tower(block, t, towers[t])
-    return block
+            block[o:o + TOWER_SIZE] = tower_block(tw)
 
 
 def _write_header(block: np.ndarray, towers: tuple, pile: tuple, gp: bool) -> None:
@@ -199,21 +199,31 @@ def _write_pile(block: np.ndarray, pile: tuple) -> None:
     block[_PILE_AT + NUM_CARD_IDS] = len(pile) / 16.0
 
 
-def _write_tower(block: np.ndarray, t: int, tw: tuple) -> None:
-    """Write the (zeroed) block of tower type ``t``."""
-    o = SEAT_STATIC + t * TOWER_SIZE
+_TOWER_BLOCKS: dict = {}  # tower tuple -> its block (read only); cleared when it grows large
+_TOWER_BLOCKS_MAX = 100_000
+
+
+def tower_block(tw: tuple) -> np.ndarray:
+    """The ``TOWER_SIZE`` values of one tower (memoised: towers recur across observers and games)."""
+    block = _TOWER_BLOCKS.get(tw)
+    if block is not None:
+        return block
+    block = np.zeros(TOWER_SIZE, dtype=np.float32)
     if not tw:
-        block[o] = 1.0
-        block[o + NONE_ONE_HOT] = 1.0
-        return
-    block[o + 1 + tw[-1]] = 1.0
-    block[o + NONE_ONE_HOT + 1 + tw[0]] = 1.0
-    counts = [0.0] * NUM_VALUES
-    for v in tw:
-        counts[v] += 1.0
-    block[o + _TOWER_COUNTS:o + _TOWER_COUNTS + NUM_VALUES] = counts
-    block[o + _TOWER_COUNTS + NUM_VALUES] = len(tw) / 16.0
-    block[o + _TOWER_COUNTS + NUM_VALUES + 1] = float(tw[-1] == 0)
+        block[0] = 1.0
+        block[NONE_ONE_HOT] = 1.0
+    else:
+        block[1 + tw[-1]] = 1.0
+        block[NONE_ONE_HOT + 1 + tw[0]] = 1.0
+        for v in tw:
+            block[_TOWER_COUNTS + v] += 1.0
+        block[_TOWER_COUNTS + NUM_VALUES] = len(tw) / 16.0
+        block[_TOWER_COUNTS + NUM_VALUES + 1] = float(tw[-1] == 0)
+    block.flags.writeable = False
+    if len(_TOWER_BLOCKS) >= _TOWER_BLOCKS_MAX:
+        _TOWER_BLOCKS.clear()
+    _TOWER_BLOCKS[tw] = block
+    return block
 
 
 _PHASE, _VARIANT, _NPLAYERS = _O["phase"], _O["variant"], _O["num_players"]
@@ -222,6 +232,8 @@ _DISPLAY, _HAND, _POOL = _O["display"], _O["hand"], _O["discard"]  # discard and
 _DECK, _ROUND, _TORN, _SAND, _RECOVER = _O["deck"], _O["round"], _O["teardown_choice"], _O["sand_end"], _O["recover_pending"]
 _POOL_END = _POOL + 2 * NUM_CARD_IDS
 assert _O["unseen"] == _POOL + NUM_CARD_IDS and _O["deck"] == _POOL_END
+assert _O["seat0.bid"] - _O["seat0.present"] == _BID_AT and _O["seat0.teardown"] - _O["seat0.present"] == _PILE_AT
+_GAME_OVER, _RECOVERING = int(Phase.GAME_OVER), int(Phase.RECOVER)
 
 
 class _Frame:
@@ -236,106 +248,132 @@ class _Frame:
         v = self.vector = np.zeros(OBS_SIZE, dtype=np.float32)
         v[_VARIANT + int(gp)] = 1.0
         v[_NPLAYERS + n - 2] = 1.0
-        # one-hot pieces: the position currently set (None: none set)
-        self.hot = {_START: None, _PHASE: None, _TO_ACT: None, _BUILDER: None, _TORN: None, _SAND: None}
-        self.deck = self.counts = self.display = self.hand = self.round = None
-        self.seats = [None] * n  # per seat: (towers, pile, bid, ceiling) last written
-
-    def _one_hot(self, piece: int, i: int | None) -> None:
-        old = self.hot[piece]
-        if old != i:
-            if old is not None:
-                self.vector[piece + old] = 0.0
-            if i is not None:
-                self.vector[piece + i] = 1.0
-            self.hot[piece] = i
+        # seats as the state holds them (-1: none), their relative seat ``rel[seat]`` (None: none)
+        self.start = self.to_act = self.builder = -1
+        self.rel = tuple((p - observer) % n for p in range(n)) + (None,)
+        # other one-hot pieces: the position currently set (None: none set)
+        self.phase = self.torn = self.sand = None
+        self.deck_size = self.ran_out = self.counts = None
+        self.display: tuple = ()
+        self.hand: tuple = ()
+        self.round: tuple = (None,) * 5
+        self.seats: list = [None] * n  # per seat: [towers, pile, bid, ceiling] last written
+        self.offsets = [GLOBAL_SIZE + ((p - observer) % n) * SEAT_SIZE for p in range(n)]
 
     def refresh(self, state: GameState, cache: SeatCache) -> None:
-        v, n, observer = self.vector, self.n, self.observer
-        self._one_hot(_START, (state.start_player - observer) % n)
-        if self.hot[_PHASE] != state.phase:
-            self._one_hot(_PHASE, int(state.phase))
-            v[_RECOVER] = float(state.phase == Phase.RECOVER)
-        self._one_hot(_TO_ACT, None if state.current_player < 0 else (state.current_player - observer) % n)
-        self._one_hot(_BUILDER, None if state.builder < 0 else (state.builder - observer) % n)
-        self._one_hot(_TORN, 0 if state.torn is None else state.torn + 2)
-        self._one_hot(_SAND, state.sand_end)
-        deck = (len(state.deck), state.deck_ran_out)
-        if deck != self.deck:
-            v[_DECK] = deck[0] / 110.0
-            v[_DECK + 1] = float(deck[1])
-            self.deck = deck
+        v, rel = self.vector, self.rel
+        # seat pieces are compared as the state holds them and made relative only on a change
+        seat = state.start_player
+        if seat != self.start:
+            _move_hot(v, _START, rel[self.start], rel[seat])
+            self.start = seat
+        seat = state.current_player
+        if seat != self.to_act:
+            _move_hot(v, _TO_ACT, rel[self.to_act], rel[seat])
+            self.to_act = seat
+        seat = state.builder
+        if seat != self.builder:
+            _move_hot(v, _BUILDER, rel[self.builder], rel[seat])
+            self.builder = seat
+        phase = state.phase
+        if phase != self.phase:
+            _move_hot(v, _PHASE, self.phase, phase)
+            v[_RECOVER] = float(phase == _RECOVERING)
+            self.phase = phase
+        i = 0 if state.torn is None else state.torn + 2
+        if i != self.torn:
+            _move_hot(v, _TORN, self.torn, i)
+            self.torn = i
+        if state.sand_end != self.sand:
+            _move_hot(v, _SAND, self.sand, state.sand_end)
+            self.sand = state.sand_end
+        size = len(state.deck)
+        if size != self.deck_size or state.deck_ran_out != self.ran_out:
+            v[_DECK] = size / 110.0
+            v[_DECK + 1] = float(state.deck_ran_out)
+            self.deck_size, self.ran_out = size, state.deck_ran_out
         counts = cache.pool(state.deck, state.discard)
         if counts is not self.counts:  # the memo hands out the same array while the pool is unchanged
             v[_POOL:_POOL_END] = counts
             self.counts = counts
         if state.display != self.display:
-            _write_counts(v, _DISPLAY, state.display)
+            _patch_counts(v, _DISPLAY, self.display, state.display)
             self.display = state.display
         if state.hand != self.hand:
-            _write_counts(v, _HAND, state.hand)
+            _patch_counts(v, _HAND, self.hand, state.hand)
             self.hand = state.hand
         rnd = (state.high_bid, state.target, state.taken, state.paid, state.took_tree)
         if rnd != self.round:
-            _write_round(v, rnd, self.round)
+            _patch_round(v, self.round, rnd)
             self.round = rnd
-        live = state.phase != Phase.GAME_OVER
-        towers, piles, bids, seats = state.towers, state.piles, state.bids, self.seats
-        for p in range(n):
-            key = (towers[p], piles[p], bids[p], state.ceiling(p) if live else None)
+        towers, piles, bids, seats, gp = state.towers, state.piles, state.bids, self.seats, self.gp
+        # ceilings: none once the game is over; in the base game every seat's is the display size
+        shared = None if phase == _GAME_OVER else -1 if gp else len(state.display)
+        for p in range(self.n):
+            tw, pile, bid = towers[p], piles[p], bids[p]
+            ceiling = state.ceiling(p) if shared == -1 else shared
             old = seats[p]
+            o = self.offsets[p]
+            if old is None:
+                v[o:o + SEAT_SIZE] = _seat_block(tw, pile, gp)
+                old = seats[p] = [tw, pile, None, None]
+                v[o + _BID_AT] = 1.0  # "not yet bid", as a bid of None reads
             # towers and piles are immutable tuples: the same objects give the same block
-            if old is None or key[0] is not old[0] or key[1] is not old[1] or key[2:] != old[2:]:
-                block = cache.seat(p, key[0], key[1], self.gp)
-                _write_seat(v, _seat_offset(p, observer, n), block, key[2], key[3])
-                seats[p] = key
+            elif tw is not old[0] or pile is not old[1]:
+                _patch_seat(v[o:o + SEAT_SIZE], old[0], old[1], tw, pile, gp)
+                old[0], old[1] = tw, pile
+            if bid != old[2]:
+                _patch_bid(v, o + _BID_AT, old[2], bid)
+                old[2] = bid
+            if ceiling != old[3]:
+                v[o + _CEILING_AT] = 0.0 if ceiling is None else ceiling / MAX_BID
+                old[3] = ceiling
 
 
-def _write_counts(v: np.ndarray, at: int, cards: tuple) -> None:
-    v[at:at + NUM_CARD_IDS] = _card_counts(cards)
+def _move_hot(v: np.ndarray, piece: int, old: int | None, new: int | None) -> None:
+    """Move a one-hot piece's 1 from position ``old`` to ``new`` (``None``: no position)."""
+    if old is not None:
+        v[piece + old] = 0.0
+    if new is not None:
+        v[piece + new] = 1.0
 
 
-@lru_cache(maxsize=65_536)
-def _card_counts(cards: tuple) -> np.ndarray:
-    """80 counts by card id (memoised: displays and hands recur across observers). Read only."""
-    counts = np.zeros(NUM_CARD_IDS, dtype=np.float32)
-    for c in cards:  # += : 4-5 player games have two copies of some cards
-        counts[c] += 1.0
-    counts.flags.writeable = False
-    return counts
+def _patch_counts(v: np.ndarray, at: int, old: tuple, new: tuple) -> None:
+    """Turn the count piece at ``at`` written for the cards ``old`` into that of ``new``."""
+    for c in old:
+        v[at + c] = 0.0
+    for c in new:  # += : 4-5 player games have two copies of some cards
+        v[at + c] += 1.0
 
 
-def _round_values(rnd: tuple) -> tuple:
-    """The six values of the ``round`` piece from (high bid, target, taken, paid, took tree)."""
-    high_bid, target, taken, paid, took_tree = rnd
-    return (float(high_bid >= 0), high_bid / MAX_BID if high_bid >= 0 else 0.0,
-            target / MAX_BID, taken / MAX_BID, paid / MAX_BID, float(took_tree))
+def _patch_round(v: np.ndarray, old: tuple, new: tuple) -> None:
+    """Write the ``round`` piece for (high bid, target, taken, paid, took tree), only what
+    differs from ``old``."""
+    high_bid, target, taken, paid, took_tree = new
+    if high_bid != old[0]:
+        v[_ROUND] = float(high_bid >= 0)
+        v[_ROUND + 1] = high_bid / MAX_BID if high_bid >= 0 else 0.0
+    if target != old[1]:
+        v[_ROUND + 2] = target / MAX_BID
+    if taken != old[2]:
+        v[_ROUND + 3] = taken / MAX_BID
+    if paid != old[3]:
+        v[_ROUND + 4] = paid / MAX_BID
+    if took_tree != old[4]:
+        v[_ROUND + 5] = float(took_tree)
 
 
-def _write_round(v: np.ndarray, rnd: tuple, old: tuple | None) -> None:
-    """Write the ``round`` piece, only the values that differ from those of ``old``."""
-    new = _round_values(rnd)
-    before = _round_values(old) if old is not None else (None,) * len(new)
-    for i, x in enumerate(new):
-        if x != before[i]:
-            v[_ROUND + i] = x
+def _patch_bid(v: np.ndarray, at: int, old: int | None, new: int | None) -> None:
+    """The 4-value ``bid`` piece at ``at``: one-hot not yet bid / passed / bid, then the bid / 25."""
+    v[at + _bid_slot(old)] = 0.0
+    v[at + 3] = 0.0
+    v[at + _bid_slot(new)] = 1.0
+    if new is not None and new != PASSED:
+        v[at + 3] = new / MAX_BID
 
 
-def _write_seat(v: np.ndarray, o: int, block: np.ndarray, bid: int | None, ceiling: int | None) -> None:
-    v[o:o + SEAT_SIZE] = block  # bid and ceiling pieces are zeros in the block
-    if bid is None:
-        v[o + 1] = 1.0
-    elif bid == PASSED:
-        v[o + 2] = 1.0
-    else:
-        v[o + 3] = 1.0
-        v[o + 4] = bid / MAX_BID
-    if ceiling is not None:
-        v[o + 5] = ceiling / MAX_BID
-
-
-def _seat_offset(p: int, observer: int, n: int) -> int:
-    return GLOBAL_SIZE + ((p - observer) % n) * SEAT_SIZE
+def _bid_slot(bid: int | None) -> int:
+    return 0 if bid is None else 1 if bid == PASSED else 2
 
 
 def encode(state: GameState, observer: int, cache: SeatCache | None = None) -> np.ndarray:
