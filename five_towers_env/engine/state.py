@@ -229,12 +229,8 @@ class GameState:
             self.builder = p
         self.bid_turn += 1
         n = self.num_players
-        if self.bid_turn < n:
-            if not self.gp:  # every ceiling is the display size
-                goes_on = self.high_bid < len(self.display)
-            else:
-                goes_on = any(self.high_bid < self.ceiling((self.start_player + i) % n) for i in range(self.bid_turn, n))
-            if goes_on:
+        for i in range(self.bid_turn, n):  # bidding goes on while a player still to bid could raise
+            if self.high_bid < self.ceiling((self.start_player + i) % n):
                 self.current_player = (self.start_player + self.bid_turn) % n
                 return
         if self.high_bid == 0:  # all pass on 0 (SPEC §3)
@@ -348,6 +344,11 @@ class GameState:
 
     def _place(self, card: int, bottom: bool) -> None:
         p = self.builder
+        if not self.gp:  # base game: onto the top, or a new tower
+            t, v = divmod(card, NUM_VALUES)
+            towers = self.towers[p]
+            self.towers[p] = towers[:t] + (towers[t] + (v,),) + towers[t + 1:]
+            return
         for new_towers, end, at_bottom in placements(self.towers[p], card, self.sand_end, self.gp):
             if at_bottom == bottom:
                 self.towers[p] = new_towers
@@ -356,15 +357,6 @@ class GameState:
         raise AssertionError("a legal build has a placement")  # pragma: no cover
 
     def _apply_build(self, a: int) -> None:
-        if not self.gp:  # onto the top (or a new tower); no recover, no sand end
-            c = a - A.BUILD
-            self.hand = remove_one(self.hand, c)
-            t, v = divmod(c, NUM_VALUES)
-            towers = self.towers[self.builder]
-            self.towers[self.builder] = towers[:t] + (towers[t] + (v,),) + towers[t + 1:]
-            self.phase = _BUILD
-            self._after_build_step()
-            return
         bottom = a >= A.BUILD_BOTTOM
         c = (a - A.BUILD_BOTTOM + 4 * NUM_VALUES) if bottom else a - A.BUILD
         self.hand = remove_one(self.hand, c)

@@ -307,11 +307,10 @@ class _Frame:
             _patch_round(v, self.round, rnd)
             self.round = rnd
         towers, piles, bids, seats, gp = state.towers, state.piles, state.bids, self.seats, self.gp
-        # ceilings: none once the game is over; in the base game every seat's is the display size
-        shared = None if phase == _GAME_OVER else -1 if gp else len(state.display)
+        live = phase != _GAME_OVER
         for p in range(self.n):
             tw, pile, bid = towers[p], piles[p], bids[p]
-            ceiling = state.ceiling(p) if shared == -1 else shared
+            ceiling = state.ceiling(p) if live else None
             old = seats[p]
             o = self.offsets[p]
             if old is None:
