@@ -5,8 +5,10 @@ the policy network to a small ``.npz`` of numpy arrays (:func:`export_policy`). 
 loads either: an ``.npz`` with numpy alone, a ``.zip`` through sb3-contrib (converted on load).
 Without a path it loads the shipped 2-player base-game policy :data:`SHIPPED_POLICY`.
 
-The network is SB3's ``MlpPolicy`` actor: the flat observation (``OBS_SIZE`` floats) through the
-hidden layers (``tanh`` or ``relu``) to one logit per action id; illegal actions are masked out.
+Two networks are read: SB3's ``MlpPolicy`` actor (``architecture`` "mlp": the flat observation,
+``OBS_SIZE`` floats, through the hidden layers, ``tanh`` or ``relu``, to one logit per action id)
+and the ``typed`` actor of ``five_towers_env/training/networks.py`` (weights shared across the
+tower types; its forward pass is replayed here in numpy). Illegal actions are masked out.
 Played deterministically (the most likely legal action) by default, or sampled.
 """
 from __future__ import annotations
@@ -17,11 +19,13 @@ from typing import Any
 import numpy as np
 
 from ..engine.actions import NUM_ACTIONS
+from ..engine.cards import NUM_TYPES
 from ..env.observation import OBS_SIZE
+from . import typed_layout as TL
 
 #: The policy trained by ``configs/ppo_selfplay_2p.yaml`` (see the README), shipped with the package.
 SHIPPED_POLICY = Path(__file__).with_name("policies") / "ppo_2p_base.npz"
-FORMAT = 1
+FORMAT = 2  # 2 added the "architecture" entry and the typed network; format 1 files are MLPs
 _ACTIVATIONS = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0)}
 
 
@@ -30,6 +34,12 @@ def export_policy(model: Any, path: str | Path, **meta: Any) -> Path:
     import torch.nn as nn
 
     policy = model.policy
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if hasattr(policy.action_net, "numpy_params"):  # the typed actor
+        np.savez_compressed(path, format=FORMAT, architecture="typed", activation="relu", layers=0,
+                            meta=repr(dict(meta)), **policy.action_net.numpy_params())
+        return path
     layers = [m for m in policy.mlp_extractor.policy_net if isinstance(m, nn.Linear)]
     acts = {type(m).__name__.lower() for m in policy.mlp_extractor.policy_net if not isinstance(m, nn.Linear)}
     if acts not in ({"tanh"}, {"relu"}):
@@ -40,14 +50,13 @@ def export_policy(model: Any, path: str | Path, **meta: Any) -> Path:
         arrays[f"b{i}"] = layer.bias.detach().cpu().numpy().astype(np.float32)
     if arrays["w0"].shape[1] != OBS_SIZE or arrays[f"w{len(layers)}"].shape[0] != NUM_ACTIONS:
         raise ValueError("the model's input/output sizes do not match this environment's observation/actions")
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(path, format=FORMAT, activation=acts.pop(), layers=len(layers) + 1,
+    np.savez_compressed(path, format=FORMAT, architecture="mlp", activation=acts.pop(), layers=len(layers) + 1,
                         meta=repr(dict(meta)), **arrays)
     return path
 
 
-def _load_arrays(path: Path) -> tuple[list[tuple[np.ndarray, np.ndarray]], str, dict[str, Any]]:
+def _load_arrays(path: Path) -> tuple[str, dict[str, np.ndarray], str, dict[str, Any]]:
+    """``(architecture, float32 weight arrays by name, activation, meta)`` of a policy file."""
     if path.suffix == ".zip":
         import tempfile
 
@@ -56,14 +65,45 @@ def _load_arrays(path: Path) -> tuple[list[tuple[np.ndarray, np.ndarray]], str, 
         model = MaskablePPO.load(path, device="cpu")
         with tempfile.TemporaryDirectory() as tmp:
             return _load_arrays(export_policy(model, Path(tmp) / "policy.npz"))
-    with np.load(path, allow_pickle=False) as data:
-        if int(data["format"]) != FORMAT:
-            raise ValueError(f"{path}: policy format {int(data['format'])}, this version reads {FORMAT}")
-        n = int(data["layers"])
-        layers = [(data[f"w{i}"].astype(np.float32), data[f"b{i}"].astype(np.float32)) for i in range(n)]
-        import ast
+    import ast
 
-        return layers, str(data["activation"]), ast.literal_eval(str(data["meta"]))
+    with np.load(path, allow_pickle=False) as data:
+        version = int(data["format"])
+        if version not in (1, FORMAT):
+            raise ValueError(f"{path}: policy format {version}, this version reads 1 and {FORMAT}")
+        arch = str(data["architecture"]) if "architecture" in data.files else "mlp"
+        arrays = {k: data[k].astype(np.float32) for k in data.files if k.startswith(("w", "b", "typed."))}
+        return arch, arrays, str(data["activation"]), ast.literal_eval(str(data["meta"]))
+
+
+def _relu(x: np.ndarray) -> np.ndarray:
+    return np.maximum(x, 0.0)
+
+
+class _TypedForward:
+    """The ``typed`` actor's forward pass (``training/networks.py``) in numpy, one observation at a time."""
+
+    def __init__(self, arrays: dict[str, np.ndarray]) -> None:
+        self.w = {name: (arrays[f"typed.{name}.w"], arrays[f"typed.{name}.b"]) for name in TL.TYPED_LAYERS}
+        if self.w["tenc.0"][0].shape[1] != TL.TYPE_INPUT or self.w["genc.0"][0].shape[1] != len(TL.GLOBAL_INDEX):
+            raise ValueError("typed network sizes do not match this environment's observation")
+        self.onehot = np.eye(NUM_TYPES, dtype=np.float32)
+
+    def _lin(self, name: str, x: np.ndarray) -> np.ndarray:
+        # einsum, not BLAS: see PolicyAgent.logits
+        w, b = self.w[name]
+        return np.einsum("...i,ji->...j", x, w) + b
+
+    def __call__(self, obs: np.ndarray) -> np.ndarray:
+        per_type = np.concatenate([obs[TL.TYPE_INDEX], self.onehot], axis=-1)
+        enc = _relu(self._lin("tenc.2", _relu(self._lin("tenc.0", per_type))))
+        glob = _relu(self._lin("genc.0", obs[TL.GLOBAL_INDEX]))
+        trunk_in = np.concatenate([glob, enc.sum(0), enc.max(0)])
+        trunk = _relu(self._lin("trunk.2", _relu(self._lin("trunk.0", trunk_in))))
+        head_in = np.concatenate([enc, np.broadcast_to(trunk, (NUM_TYPES, trunk.shape[0]))], axis=-1)
+        type_logits = self._lin("thead.2", _relu(self._lin("thead.0", head_in)))
+        out = np.concatenate([self._lin("ghead", trunk), type_logits.ravel()])
+        return out[TL.ACTION_ORDER]
 
 
 class PolicyAgent:
@@ -81,12 +121,15 @@ class PolicyAgent:
         self.path = Path(path) if path is not None else SHIPPED_POLICY
         if not self.path.exists():
             raise FileNotFoundError(f"no policy file at {self.path}")
-        self.layers, activation, self.meta = _load_arrays(self.path)
-        if self.layers[0][0].shape[1] != OBS_SIZE or self.layers[-1][0].shape[0] != NUM_ACTIONS:
-            raise ValueError(f"{self.path}: network sizes do not match this environment")
-        self._act = _ACTIVATIONS[activation]
-        # the observation is sparse: the first layer gathers the weight rows of its non-zero entries
-        self._w0t = np.ascontiguousarray(self.layers[0][0].T)
+        self.architecture, arrays, activation, self.meta = _load_arrays(self.path)
+        self._typed = _TypedForward(arrays) if self.architecture == "typed" else None
+        if self._typed is None:
+            self.layers = [(arrays[f"w{i}"], arrays[f"b{i}"]) for i in range(sum(k.startswith("w") for k in arrays))]
+            if self.layers[0][0].shape[1] != OBS_SIZE or self.layers[-1][0].shape[0] != NUM_ACTIONS:
+                raise ValueError(f"{self.path}: network sizes do not match this environment")
+            self._act = _ACTIVATIONS[activation]
+            # the observation is sparse: the first layer gathers the weight rows of its non-zero entries
+            self._w0t = np.ascontiguousarray(self.layers[0][0].T)
         self.deterministic = bool(deterministic)
         self.name = name
         self.rng = np.random.default_rng(seed)
@@ -98,6 +141,8 @@ class PolicyAgent:
     def logits(self, observation: np.ndarray) -> np.ndarray:
         """Unmasked action logits for one flat observation (or a batch of them)."""
         x = np.asarray(observation, dtype=np.float32)
+        if self._typed is not None:
+            return self._typed(x) if x.ndim == 1 else np.stack([self._typed(row) for row in x])
         if x.ndim == 1:
             # einsum instead of BLAS: a multi-threaded BLAS matrix-vector product can take
             # milliseconds on a busy machine (threads waiting for each other), einsum never does

@@ -45,7 +45,11 @@ class PPOSettings:
     max_grad_norm: float = 0.5
     """Gradient clipping norm."""
     net_arch: list[int] = field(default_factory=lambda: [256, 256])
-    """Hidden layer sizes of the policy and of the value network (separate networks)."""
+    """Hidden layer sizes of the policy and of the value network (separate networks); with
+    ``architecture: typed`` only the value network's."""
+    architecture: str = "mlp"
+    """Policy network: ``mlp`` (an MLP on the flat observation) or ``typed`` (one encoder and one
+    action head shared by the five tower types, see ``five_towers_env/training/networks.py``)."""
     activation: str = "tanh"
     """Hidden activation: ``tanh`` or ``relu``."""
 
@@ -208,6 +212,7 @@ def validate(cfg: TrainConfig) -> TrainConfig:
              "ppo.clip_range and ppo.max_grad_norm must be > 0, ppo.ent_coef and ppo.vf_coef >= 0")
     _require(bool(p.net_arch) and all(h >= 1 for h in p.net_arch), f"ppo.net_arch: positive layer sizes, got {p.net_arch}")
     _require(p.activation in ("tanh", "relu"), f"ppo.activation: tanh or relu, got {p.activation!r}")
+    _require(p.architecture in ("mlp", "typed"), f"ppo.architecture: mlp or typed, got {p.architecture!r}")
     _require(p.batch_size <= p.n_steps * cfg.n_envs,
              f"ppo.batch_size ({p.batch_size}) exceeds the rollout size n_steps * n_envs ({p.n_steps * cfg.n_envs})")
     q = cfg.pool

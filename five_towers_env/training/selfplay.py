@@ -149,11 +149,17 @@ def _new_model(cfg: TrainConfig, venv: Any):
 
     p = cfg.ppo
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[p.activation]
+    policy: Any = "MlpPolicy"
+    net_arch = {"pi": list(p.net_arch), "vf": list(p.net_arch)}
+    if p.architecture == "typed":
+        from .networks import TypedPolicy
+
+        policy, net_arch["pi"] = TypedPolicy, []  # the typed actor reads the observation itself
     return MaskablePPO(
-        "MlpPolicy", venv, learning_rate=p.learning_rate, n_steps=p.n_steps, batch_size=p.batch_size,
+        policy, venv, learning_rate=p.learning_rate, n_steps=p.n_steps, batch_size=p.batch_size,
         n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range,
         ent_coef=p.ent_coef, vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm, seed=cfg.seed, device="cpu",
-        policy_kwargs={"net_arch": {"pi": list(p.net_arch), "vf": list(p.net_arch)}, "activation_fn": activation},
+        policy_kwargs={"net_arch": net_arch, "activation_fn": activation},
         tensorboard_log=None, verbose=0)
 
 

@@ -1,0 +1,82 @@
+"""How the type-shared policy network reads the observation and writes the action logits.
+
+The five tower types play the same role in the rules (the Great Powers only add a power per
+type), so the ``typed`` network (``ppo.architecture: typed``) runs one shared encoder over each
+type's slice of the observation and one shared head that writes that type's action logits.
+This module holds the index tables, derived from the observation's named pieces and the action
+offsets, and needs numpy only: training (torch) and :class:`~.policy.PolicyAgent` (numpy) share it.
+
+* ``TYPE_INDEX[t]``: observation positions of type ``t``: its 16 entries of every per-card piece
+  (display, hand, discard, unseen, each seat's teardown pile) and every seat's tower block of that
+  type, in layout order. A one-hot of ``t`` is appended to each slice by the network.
+* ``GLOBAL_INDEX``: every other position (phase, bids, ceilings, scores, round state, ...).
+* The network's output is ``GLOBAL_SLOTS`` logits (bids, pass, stop, no teardown, no recover)
+  followed by ``TYPE_SLOTS`` logits per type (take, teardown, build, build bottom, recover,
+  recover bottom by value); ``ACTION_ORDER[a]`` is the position of action id ``a`` in it (the
+  "bottom" slots of types other than sand are computed and never read).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..engine import actions as A
+from ..engine.cards import NUM_CARD_IDS, NUM_TYPES, NUM_VALUES, SAND, TYPES
+from ..env.observation import OBS_SIZE, OFFSETS
+
+# per-type head slots: name -> (first slot, count)
+_TYPE_HEAD = {"take": (0, NUM_VALUES), "teardown": (16, 1), "build": (17, NUM_VALUES),
+              "build_bottom": (33, NUM_VALUES), "recover": (49, NUM_VALUES), "recover_bottom": (65, NUM_VALUES)}
+TYPE_SLOTS = 81
+_GLOBAL_HEAD = {"bid": (0, A.MAX_BID + 1), "pass": (A.MAX_BID + 1, 1), "stop": (A.MAX_BID + 2, 1),
+                "no_teardown": (A.MAX_BID + 3, 1), "no_recover": (A.MAX_BID + 4, 1)}
+GLOBAL_SLOTS = A.MAX_BID + 5
+
+
+def _indices() -> tuple[np.ndarray, np.ndarray]:
+    per_type: list[list[int]] = [[] for _ in range(NUM_TYPES)]
+    glob: list[int] = []
+    for name, (start, size) in OFFSETS.items():
+        parts = name.split(".")
+        if size == NUM_CARD_IDS:  # counts by card id: split into the types' 16 values
+            for t in range(NUM_TYPES):
+                per_type[t].extend(range(start + t * NUM_VALUES, start + (t + 1) * NUM_VALUES))
+        elif len(parts) == 3 and parts[1] in TYPES:  # seatS.TYPE.piece: a tower block
+            per_type[TYPES.index(parts[1])].extend(range(start, start + size))
+        else:
+            glob.extend(range(start, start + size))
+    return np.array(per_type, dtype=np.int64), np.array(glob, dtype=np.int64)
+
+
+def _action_order() -> np.ndarray:
+    order = np.full(A.NUM_ACTIONS, -1, dtype=np.int64)
+
+    def slot(t: int, head: str, k: int) -> int:
+        return GLOBAL_SLOTS + t * TYPE_SLOTS + _TYPE_HEAD[head][0] + k
+
+    for b in range(A.MAX_BID + 1):
+        order[A.BID + b] = b
+    for a, head in ((A.PASS, "pass"), (A.STOP, "stop"), (A.NO_TEARDOWN, "no_teardown"), (A.NO_RECOVER, "no_recover")):
+        order[a] = _GLOBAL_HEAD[head][0]
+    for t in range(NUM_TYPES):
+        order[A.TEARDOWN + t] = slot(t, "teardown", 0)
+        for v in range(NUM_VALUES):
+            card = t * NUM_VALUES + v
+            order[A.TAKE + card] = slot(t, "take", v)
+            order[A.BUILD + card] = slot(t, "build", v)
+            order[A.RECOVER + card] = slot(t, "recover", v)
+    for v in range(NUM_VALUES):
+        order[A.BUILD_BOTTOM + v] = slot(SAND, "build_bottom", v)
+        order[A.RECOVER_BOTTOM + v] = slot(SAND, "recover_bottom", v)
+    return order
+
+
+#: the network's linear layers in forward order (torch module paths; exported as ``typed.<name>.w/.b``)
+TYPED_LAYERS = ("tenc.0", "tenc.2", "genc.0", "trunk.0", "trunk.2", "thead.0", "thead.2", "ghead")
+
+TYPE_INDEX, GLOBAL_INDEX = _indices()
+ACTION_ORDER = _action_order()
+TYPE_INPUT = TYPE_INDEX.shape[1] + NUM_TYPES  # a type's slice plus its one-hot
+OUTPUT_SIZE = GLOBAL_SLOTS + NUM_TYPES * TYPE_SLOTS
+
+assert sorted(np.concatenate([TYPE_INDEX.ravel(), GLOBAL_INDEX]).tolist()) == list(range(OBS_SIZE))
+assert len(set(ACTION_ORDER.tolist())) == A.NUM_ACTIONS and ACTION_ORDER.min() >= 0
