@@ -27,6 +27,7 @@ from . import typed_layout as TL
 SHIPPED_POLICY = Path(__file__).with_name("policies") / "ppo_2p_base.npz"
 FORMAT = 2  # 2 added the "architecture" entry and the typed network; format 1 files are MLPs
 _ACTIVATIONS = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0)}
+_relu = _ACTIVATIONS["relu"]
 
 
 def export_policy(model: Any, path: str | Path, **meta: Any) -> Path:
@@ -74,10 +75,6 @@ def _load_arrays(path: Path) -> tuple[str, dict[str, np.ndarray], str, dict[str,
         arch = str(data["architecture"]) if "architecture" in data.files else "mlp"
         arrays = {k: data[k].astype(np.float32) for k in data.files if k.startswith(("w", "b", "typed."))}
         return arch, arrays, str(data["activation"]), ast.literal_eval(str(data["meta"]))
-
-
-def _relu(x: np.ndarray) -> np.ndarray:
-    return np.maximum(x, 0.0)
 
 
 class _TypedForward:

@@ -23,14 +23,21 @@ from ..engine import actions as A
 from ..engine.cards import NUM_CARD_IDS, NUM_TYPES, NUM_VALUES, SAND, TYPES
 from ..env.observation import OBS_SIZE, OFFSETS
 
-# per-type head slots: name -> (first slot, count)
-_TYPE_HEAD = {"take": (0, NUM_VALUES), "teardown": (16, 1), "build": (17, NUM_VALUES),
-              "build_bottom": (33, NUM_VALUES), "recover": (49, NUM_VALUES), "recover_bottom": (65, NUM_VALUES)}
-TYPE_SLOTS = 81
-_GLOBAL_HEAD = {"bid": (0, A.MAX_BID + 1), "pass": (A.MAX_BID + 1, 1), "stop": (A.MAX_BID + 2, 1),
-                "no_teardown": (A.MAX_BID + 3, 1), "no_recover": (A.MAX_BID + 4, 1)}
-GLOBAL_SLOTS = A.MAX_BID + 5
+def _starts(sizes: tuple[tuple[str, int], ...]) -> dict[str, int]:
+    """First slot of each named block of a head, the blocks laid out in order."""
+    out, pos = {}, 0
+    for name, size in sizes:
+        out[name], pos = pos, pos + size
+    return out
 
+
+# each type's head, then the global head: (block, slots) in output order
+_TYPE_HEAD_SIZES = (("take", NUM_VALUES), ("teardown", 1), ("build", NUM_VALUES), ("build_bottom", NUM_VALUES),
+                    ("recover", NUM_VALUES), ("recover_bottom", NUM_VALUES))
+_GLOBAL_HEAD_SIZES = (("bid", A.MAX_BID + 1), ("pass", 1), ("stop", 1), ("no_teardown", 1), ("no_recover", 1))
+_TYPE_HEAD, _GLOBAL_HEAD = _starts(_TYPE_HEAD_SIZES), _starts(_GLOBAL_HEAD_SIZES)
+TYPE_SLOTS = sum(size for _, size in _TYPE_HEAD_SIZES)
+GLOBAL_SLOTS = sum(size for _, size in _GLOBAL_HEAD_SIZES)
 
 def _indices() -> tuple[np.ndarray, np.ndarray]:
     per_type: list[list[int]] = [[] for _ in range(NUM_TYPES)]
@@ -51,12 +58,12 @@ def _action_order() -> np.ndarray:
     order = np.full(A.NUM_ACTIONS, -1, dtype=np.int64)
 
     def slot(t: int, head: str, k: int) -> int:
-        return GLOBAL_SLOTS + t * TYPE_SLOTS + _TYPE_HEAD[head][0] + k
+        return GLOBAL_SLOTS + t * TYPE_SLOTS + _TYPE_HEAD[head] + k
 
     for b in range(A.MAX_BID + 1):
-        order[A.BID + b] = b
+        order[A.BID + b] = _GLOBAL_HEAD["bid"] + b
     for a, head in ((A.PASS, "pass"), (A.STOP, "stop"), (A.NO_TEARDOWN, "no_teardown"), (A.NO_RECOVER, "no_recover")):
-        order[a] = _GLOBAL_HEAD[head][0]
+        order[a] = _GLOBAL_HEAD[head]
     for t in range(NUM_TYPES):
         order[A.TEARDOWN + t] = slot(t, "teardown", 0)
         for v in range(NUM_VALUES):
