@@ -204,8 +204,10 @@ def build_parser() -> argparse.ArgumentParser:
     source.add_argument("--config", metavar="YAML", help="a training config, e.g. configs/ppo_selfplay_2p.yaml")
     source.add_argument("--resume", metavar="CHECKPOINT",
                         help="continue a run from runs/<name>/checkpoints/step_N.zip (its stored config)")
-    p.add_argument("--set", nargs="+", default=[], metavar="KEY=VALUE", type=_override,
-                   help="override config settings, e.g. total_timesteps=200000 ppo.n_epochs=2 (YAML values)")
+    # extend, not store: a second --set must add to the first, never silently replace it
+    p.add_argument("--set", nargs="+", action="extend", default=[], metavar="KEY=VALUE", type=_override,
+                   help="override config settings, e.g. total_timesteps=200000 ppo.n_epochs=2 (YAML values; "
+                        "may be repeated)")
     p.add_argument("--eval-games", type=_nonneg, default=None,
                    help="games per baseline in the evaluation table printed at the end "
                         "(default: the config's final_eval_games; 0 skips it)")

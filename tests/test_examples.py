@@ -33,7 +33,23 @@ def test_training_script(tmp_path):
     out = run("training/ppo_selfplay.py", "--config", "configs/ppo_smoke.yaml", "--no-progress", "--eval-games", "2",
               "--set", f"out_dir={tmp_path}", "total_timesteps=512", "eval_every=512")
     assert "against the baselines" in out
-    assert (tmp_path / "ppo_smoke" / "policy.npz").exists()
+    run_dir = tmp_path / "ppo_smoke"
+    assert (run_dir / "policy.npz").exists()
+
+    # the checkpoint curve: one row per checkpoint, and the last one scores exactly what the
+    # exported final policy (the same weights) scores over the same seeded games
+    out = run("training/checkpoint_curve.py", str(run_dir), "--opponents", "greedy", "--games", "6")
+    import csv
+
+    from five_towers_env.training.checkpoint_curve import run_checkpoints
+    from five_towers_env.training.selfplay import evaluation_table
+
+    with open(run_dir / "checkpoint_curve.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert [int(r["timesteps"]) for r in rows] == [t for t, _ in run_checkpoints(run_dir)]
+    final = evaluation_table(run_dir / "policy.npz", 2, "base", ["greedy"], 6, seed=0, progress=False)[0]
+    assert float(rows[-1]["win_rate_vs_greedy"]) == final["win_rate"]
+    assert (run_dir / "checkpoint_curve.png").stat().st_size > 0 and "| timesteps |" in out
 
 
 def test_diagnose_phases_script():

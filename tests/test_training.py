@@ -233,6 +233,14 @@ def test_cli_train_smoke(tmp_path, capsys):
     assert "unknown key(s) bogus" in capsys.readouterr().err
 
 
+def test_cli_repeated_set_flags_accumulate():
+    from five_towers_env.cli import build_parser
+
+    args = build_parser().parse_args(["train", "--config", "c.yaml", "--set", "out_dir=/tmp/x",
+                                      "--set", "final_eval_games=0", "seed=3"])
+    assert args.set == [("out_dir", "/tmp/x"), ("final_eval_games", 0), ("seed", 3)]
+
+
 def test_shipped_policy_plays_with_numpy_alone():
     from five_towers_env.agents.policy import SHIPPED_POLICY, PolicyAgent
     from five_towers_env.agents.registry import make_agent

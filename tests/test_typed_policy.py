@@ -77,7 +77,9 @@ def test_numpy_replay_matches_the_torch_network(typed_run):
     assert agent.architecture == "typed"
     env = FiveTowersGymEnv(num_players=3, variant="great_powers", opponents="random")
     obs, _ = env.reset(seed=3)
+    seen = []
     for _ in range(40):
+        seen.append(obs)
         with torch.no_grad():
             expected = model.policy.action_net(torch.as_tensor(obs[None])).numpy()[0]
         assert np.allclose(agent.logits(obs), expected, atol=1e-4)
@@ -85,6 +87,11 @@ def test_numpy_replay_matches_the_torch_network(typed_run):
         obs, _, done, _, _ = env.step(agent.act({"observation": obs, "action_mask": mask}, {}))
         if done:
             obs, _ = env.reset()
+    batch = np.stack(seen)  # the vectorised batch path must agree with the network too
+    with torch.no_grad():
+        expected = model.policy.action_net(torch.as_tensor(batch)).numpy()
+    assert agent.logits(batch).shape == expected.shape
+    assert np.allclose(agent.logits(batch), expected, atol=1e-4)
 
 
 @pytest.mark.parametrize("num_players, variant", [(2, "base"), (4, "great_powers")])

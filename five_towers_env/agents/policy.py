@@ -78,7 +78,7 @@ def _load_arrays(path: Path) -> tuple[str, dict[str, np.ndarray], str, dict[str,
 
 
 class _TypedForward:
-    """The ``typed`` actor's forward pass (``training/networks.py``) in numpy, one observation at a time."""
+    """The ``typed`` actor's forward pass (``training/networks.py``) in numpy."""
 
     def __init__(self, arrays: dict[str, np.ndarray]) -> None:
         self.w = {name: (arrays[f"typed.{name}.w"], arrays[f"typed.{name}.b"]) for name in TL.TYPED_LAYERS}
@@ -86,21 +86,27 @@ class _TypedForward:
             raise ValueError("typed network sizes do not match this environment's observation")
         self.onehot = np.eye(NUM_TYPES, dtype=np.float32)
 
-    def _lin(self, name: str, x: np.ndarray) -> np.ndarray:
-        # einsum, not BLAS: see PolicyAgent.logits
+    def _lin(self, name: str, x: np.ndarray, batched: bool) -> np.ndarray:
+        # one observation: einsum, not BLAS (see PolicyAgent.logits); a batch: BLAS pays off
         w, b = self.w[name]
-        return np.einsum("...i,ji->...j", x, w) + b
+        return (x @ w.T if batched else np.einsum("...i,ji->...j", x, w)) + b
 
     def __call__(self, obs: np.ndarray) -> np.ndarray:
-        per_type = np.concatenate([obs[TL.TYPE_INDEX], self.onehot], axis=-1)
-        enc = _relu(self._lin("tenc.2", _relu(self._lin("tenc.0", per_type))))
-        glob = _relu(self._lin("genc.0", obs[TL.GLOBAL_INDEX]))
-        trunk_in = np.concatenate([glob, enc.sum(0), enc.max(0)])
-        trunk = _relu(self._lin("trunk.2", _relu(self._lin("trunk.0", trunk_in))))
-        head_in = np.concatenate([enc, np.broadcast_to(trunk, (NUM_TYPES, trunk.shape[0]))], axis=-1)
-        type_logits = self._lin("thead.2", _relu(self._lin("thead.0", head_in)))
-        out = np.concatenate([self._lin("ghead", trunk), type_logits.ravel()])
-        return out[TL.ACTION_ORDER]
+        """Logits for one observation ``(OBS_SIZE,)`` or a batch ``(B, OBS_SIZE)``."""
+        batched = obs.ndim > 1
+
+        def lin(name: str, x: np.ndarray) -> np.ndarray:
+            return self._lin(name, x, batched)
+
+        types = obs[..., TL.TYPE_INDEX]                                    # (..., 5, type input)
+        per_type = np.concatenate([types, np.broadcast_to(self.onehot, types.shape[:-1] + (NUM_TYPES,))], axis=-1)
+        enc = _relu(lin("tenc.2", _relu(lin("tenc.0", per_type))))
+        glob = _relu(lin("genc.0", obs[..., TL.GLOBAL_INDEX]))
+        trunk = _relu(lin("trunk.2", _relu(lin("trunk.0", np.concatenate([glob, enc.sum(-2), enc.max(-2)], axis=-1)))))
+        shared = np.broadcast_to(trunk[..., None, :], enc.shape[:-1] + trunk.shape[-1:])
+        type_logits = lin("thead.2", _relu(lin("thead.0", np.concatenate([enc, shared], axis=-1))))
+        flat = type_logits.reshape(type_logits.shape[:-2] + (-1,))
+        return np.concatenate([lin("ghead", trunk), flat], axis=-1)[..., TL.ACTION_ORDER]
 
 
 class PolicyAgent:
@@ -139,7 +145,7 @@ class PolicyAgent:
         """Unmasked action logits for one flat observation (or a batch of them)."""
         x = np.asarray(observation, dtype=np.float32)
         if self._typed is not None:
-            return self._typed(x) if x.ndim == 1 else np.stack([self._typed(row) for row in x])
+            return self._typed(x)
         if x.ndim == 1:
             # einsum instead of BLAS: a multi-threaded BLAS matrix-vector product can take
             # milliseconds on a busy machine (threads waiting for each other), einsum never does
