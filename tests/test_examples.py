@@ -1,6 +1,7 @@
 """Smoke runs of the scripts users start from: they run to the end and print their result."""
 from __future__ import annotations
 
+import csv
 import subprocess
 import sys
 from pathlib import Path
@@ -39,8 +40,6 @@ def test_training_script(tmp_path):
     # the checkpoint curve: one row per checkpoint, and the last one scores exactly what the
     # exported final policy (the same weights) scores over the same seeded games
     out = run("training/checkpoint_curve.py", str(run_dir), "--opponents", "greedy", "--games", "6")
-    import csv
-
     from five_towers_env.training.checkpoint_curve import run_checkpoints
     from five_towers_env.training.selfplay import evaluation_table
 
