@@ -144,7 +144,9 @@ def test_smoke_training_saves_everything(smoke_run):
     assert trainer.model.num_timesteps >= cfg.total_timesteps
     assert policy == run / "policy.npz" and policy.exists()
     assert load_config(run / "config.yaml") == cfg
-    ckpts = sorted(run.glob("checkpoints/step_*.zip"))
+    from five_towers_env.training.checkpoint_curve import run_checkpoints
+
+    ckpts = [path for _, path in run_checkpoints(run)]
     assert ckpts and all(c.with_suffix(".json").exists() for c in ckpts)
     log = (run / "eval_log.csv").read_text().splitlines()
     assert log[0].startswith("timesteps,wall_s,win_rate_vs_random") and len(log) >= 3
@@ -161,7 +163,9 @@ def test_exported_policy_matches_the_sb3_policy(smoke_run):
     from five_towers_env.wrappers import FiveTowersGymEnv
 
     cfg, trainer, policy = smoke_run
-    ckpt = sorted(cfg.run_dir.glob("checkpoints/step_*.zip"), key=lambda p: int(p.stem[5:]))[-1]
+    from five_towers_env.training.checkpoint_curve import run_checkpoints
+
+    ckpt = run_checkpoints(cfg.run_dir)[-1][1]
     model = MaskablePPO.load(ckpt, device="cpu")
     agent = PolicyAgent(policy)
     env = FiveTowersGymEnv(num_players=2, opponents="random")

@@ -67,7 +67,9 @@ def test_numpy_replay_matches_the_torch_network(typed_run):
     from five_towers_env.wrappers import FiveTowersGymEnv
 
     cfg, trainer, _ = typed_run
-    ckpt = sorted(cfg.run_dir.glob("checkpoints/step_*.zip"), key=lambda p: int(p.stem[5:]))[-1]
+    from five_towers_env.training.checkpoint_curve import run_checkpoints
+
+    ckpt = run_checkpoints(cfg.run_dir)[-1][1]
     model = MaskablePPO.load(ckpt, device="cpu")
     assert type(model.policy).__name__ == "TypedPolicy"
     with torch.no_grad():  # move the small output layers off their near-zero start
