@@ -21,7 +21,7 @@ import time
 import numpy as np
 
 from five_towers_env.agents.base import agent_info
-from five_towers_env.env.aec import raw_env
+from five_towers_env.environment.aec import raw_env
 from five_towers_env.evaluation.match import make_jobs, parse_agent_spec
 
 

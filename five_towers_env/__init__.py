@@ -1,26 +1,35 @@
 """five_towers_env: the card game 5 Towers (and its Great Powers expansion) for reinforcement learning.
 
 ``five_towers_env.env(num_players=2, variant="base")`` is a PettingZoo AEC environment;
-``five_towers_env.engine`` is the pure rules engine underneath it.
+``five_towers_env.engine`` is the pure rules engine underneath it. Importing the package loads
+neither PettingZoo nor Gymnasium: ``env``/``raw_env`` load them on first use, and the ids
+``five_towers_env/FiveTowers-v0`` are registered with each framework as soon as it is imported.
 """
+from __future__ import annotations
+
+from typing import Any
+
+from . import registration
 from .engine import action_from_name, action_name
-from .env import env, raw_env
 
 __version__ = "0.1.0"
-ENV_ID = "five_towers_env/FiveTowers-v0"
+ENV_ID = registration.PETTINGZOO_ID
+
+registration.install()
 
 
-def _register() -> None:
-    import pettingzoo
+def env(**kwargs: Any):
+    """The PettingZoo AEC environment in PettingZoo's standard wrappers (see ``raw_env`` for arguments)."""
+    from .environment.aec import env as make_env
 
-    if ENV_ID not in pettingzoo.aec_registry:
-        pettingzoo.register("aec", ENV_ID, entry_point="five_towers_env.env:env")
+    return make_env(**kwargs)
 
 
-_register()
+def raw_env(**kwargs: Any):
+    """The unwrapped PettingZoo AEC environment (:class:`five_towers_env.environment.aec.raw_env`)."""
+    from .environment.aec import raw_env as make_raw_env
 
-from .wrappers import register_gymnasium  # noqa: E402  (needs the package above)
+    return make_raw_env(**kwargs)
 
-register_gymnasium()
 
 __all__ = ["env", "raw_env", "action_name", "action_from_name", "ENV_ID", "__version__"]

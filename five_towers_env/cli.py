@@ -63,7 +63,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     """One game between the named agents, the table printed as it goes."""
     from .agents.base import agent_info
     from .engine.actions import action_name
-    from .env.aec import raw_env
+    from .environment.aec import raw_env
     from .evaluation.match import make_jobs, resolve_specs
 
     specs = resolve_specs(args.agents)

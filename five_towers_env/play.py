@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from .agents.base import Agent, agent_info
-from .env.aec import raw_env
+from .environment.aec import raw_env
 
 
 def play_game(agents: Sequence[Agent], variant: str = "base", seed: int | None = None,

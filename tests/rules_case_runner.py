@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from five_towers_env.engine import IllegalActionError, PositionError
-from five_towers_env.env import raw_env
+from five_towers_env.environment import raw_env
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED_CASES = REPO.parent / "shared" / "rules-cases"

@@ -14,7 +14,7 @@ from five_towers_env.agents.greedy import GreedyAgent
 from five_towers_env.agents.heuristic import HeuristicAgent
 from five_towers_env.engine import actions as A
 from five_towers_env.engine.state import GameState, Phase
-from five_towers_env.env import raw_env
+from five_towers_env.environment import raw_env
 from five_towers_env.play import play_game
 
 AGENT_NAMES = ("random", "greedy", "heuristic")

@@ -2,7 +2,7 @@
 from pathlib import Path
 
 from five_towers_env.engine import actions as A
-from five_towers_env.env.observation import layout_table
+from five_towers_env.environment.observation import layout_table
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
 

@@ -15,7 +15,7 @@ import five_towers_env
 from five_towers_env.engine import IllegalActionError, save_position
 from five_towers_env.engine import actions as A
 from five_towers_env.engine.cards import CARD_NAMES, TYPES
-from five_towers_env.env import OBS_SIZE, env as make_env, layout_table, pieces, raw_env
+from five_towers_env.environment import OBS_SIZE, env as make_env, layout_table, pieces, raw_env
 
 VARIANTS = ("base", "great_powers")
 PLAYERS = (2, 3, 4, 5)
@@ -491,7 +491,7 @@ def test_dict_observation_api_test(n, variant):
 
 @pytest.mark.parametrize("n,variant", [(2, "base"), (3, "great_powers")])
 def test_dict_observation_in_space_and_equal_to_the_flat_one(n, variant):
-    from five_towers_env.env.dict_observation import dict_observation_space, split_flat
+    from five_towers_env.environment.dict_observation import dict_observation_space, split_flat
 
     d = raw_env(num_players=n, variant=variant, observation="dict")
     f = raw_env(num_players=n, variant=variant)

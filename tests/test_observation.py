@@ -18,7 +18,7 @@ from five_towers_env.engine.cards import NUM_VALUES, TYPES
 from five_towers_env.engine.lookahead import payable
 from five_towers_env.engine.scoring import pair_bonus, score_player
 from five_towers_env.engine.state import PASSED, PHASE_NAMES, Phase
-from five_towers_env.env.observation import OBS_SIZE, OFFSETS, SeatCache, encode
+from five_towers_env.environment.observation import OBS_SIZE, OFFSETS, SeatCache, encode
 
 
 def reference(state: GameState, observer: int) -> np.ndarray:

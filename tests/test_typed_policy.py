@@ -7,7 +7,7 @@ import pytest
 from five_towers_env.agents import typed_layout as TL
 from five_towers_env.engine import actions as A
 from five_towers_env.engine.cards import NUM_TYPES, NUM_VALUES, TYPES
-from five_towers_env.env.observation import OBS_SIZE, OFFSETS
+from five_towers_env.environment.observation import OBS_SIZE, OFFSETS
 from five_towers_env.training.config import ConfigError, config_from_dict, load_config
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"

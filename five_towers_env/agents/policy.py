@@ -20,7 +20,7 @@ import numpy as np
 
 from ..engine.actions import NUM_ACTIONS
 from ..engine.cards import NUM_TYPES
-from ..env.observation import OBS_SIZE
+from ..environment.observation import OBS_SIZE
 from . import typed_layout as TL
 
 #: The policy trained by ``configs/ppo_selfplay_2p.yaml`` (see the README), shipped with the package.

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..engine import actions as A
 from ..engine.cards import NUM_CARD_IDS, NUM_TYPES, NUM_VALUES, SAND, TYPES
-from ..env.observation import OBS_SIZE, OFFSETS
+from ..environment.observation import OBS_SIZE, OFFSETS
 
 def _starts(sizes: tuple[tuple[str, int], ...]) -> dict[str, int]:
     """First slot of each named block of a head, the blocks laid out in order."""

@@ -11,19 +11,7 @@ from .dict_obs import (
     DictObservationWrapper, dict_env, dict_layout_table, dict_observation_space, encode_dict, split_flat,
 )
 from .single_agent import FiveTowersGymEnv, make_env
-
-GYM_ENV_ID = "five_towers_env/FiveTowers-v0"
-
-
-def register_gymnasium() -> None:
-    """Register :class:`FiveTowersGymEnv` as ``"five_towers_env/FiveTowers-v0"`` (safe to call again)."""
-    import gymnasium
-
-    if GYM_ENV_ID not in gymnasium.registry:
-        gymnasium.register(id=GYM_ENV_ID, entry_point="five_towers_env.wrappers.single_agent:FiveTowersGymEnv")
-
-
-register_gymnasium()
+from ..registration import GYMNASIUM_ID as GYM_ENV_ID, register_gymnasium
 
 __all__ = [
     "FiveTowersGymEnv", "make_env", "DictObservationWrapper", "dict_env", "dict_layout_table",

@@ -26,9 +26,9 @@ from ..agents.base import Agent, agent_info
 from ..agents.registry import make_agent
 from ..engine import actions as A
 from ..engine.state import IllegalActionError
-from ..env.aec import REWARDS, raw_env
-from ..env.observation import OBS_SIZE
-from ..env.render import render_text
+from ..environment.aec import REWARDS, raw_env
+from ..environment.observation import OBS_SIZE
+from ..environment.render import render_text
 from .dict_obs import dict_observation_space, encode_dict
 
 OpponentSpec = Union[str, Agent]

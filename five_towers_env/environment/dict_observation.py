@@ -1,6 +1,6 @@
 """The structured observation: a ``gymnasium.spaces.Dict`` of named arrays for custom networks.
 
-Every array is a re-shaped gather of the flat vector of :mod:`five_towers_env.env.observation`,
+Every array is a re-shaped gather of the flat vector of :mod:`five_towers_env.environment.observation`,
 so the two encodings always agree and the dict one inherits its guarantees (SPEC §6): seats are
 relative to the observer (index 0 is the observer, 1 the player to their left, ...) and padded
 to five, card counts are indexed ``[type, value]`` with the types in the order candy, scary,

@@ -31,8 +31,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         reward: ``"win_loss"`` (+1 each winner, -1 every other seat) or ``"margin"``
             (own score minus the best other score, in VP). Given only at game end.
         observation: ``"flat"`` (default: ``"observation"`` is the float32 vector of
-            :mod:`five_towers_env.env.observation`) or ``"dict"`` (``"observation"`` is the
-            structured ``gymnasium.spaces.Dict`` of :mod:`five_towers_env.env.dict_observation`,
+            :mod:`five_towers_env.environment.observation`) or ``"dict"`` (``"observation"`` is the
+            structured ``gymnasium.spaces.Dict`` of :mod:`five_towers_env.environment.dict_observation`,
             without its ``action_mask`` key). Either way the observation also holds ``"action_mask"``.
     """
 
