@@ -61,7 +61,7 @@ class _AfterImport(importlib.abc.MetaPathFinder):
 
 def when_imported(name: str, callback: Callable[[], None]) -> None:
     """Call ``callback`` now if module ``name`` is loaded, else right after it first loads."""
-    if name in sys.modules:
+    if sys.modules.get(name) is not None:  # None marks a module blocked from import
         callback()
     elif not any(isinstance(f, _AfterImport) and f.name == name for f in sys.meta_path):
         sys.meta_path.insert(0, _AfterImport(name, callback))

@@ -12,13 +12,14 @@ from five_towers_env.engine import IllegalActionError, PositionError
 from five_towers_env.environment import raw_env
 
 REPO = Path(__file__).resolve().parent.parent
+#: the reference cases of the specification, found beside a clone when they are there (CI has them)
 SHARED_CASES = REPO.parent / "shared" / "rules-cases"
 OWN_CASES = Path(__file__).resolve().parent / "rules_cases"
 OFFERED_VARIANTS = ("base", "great_powers")
 
 
 def case_dirs() -> list[Path]:
-    """SPEC §9 case folders: the shared ones, this suite's own, and every folder in FIVE_TOWERS_CASES."""
+    """SPEC §9 case folders: the reference ones, this suite's own, and every folder in FIVE_TOWERS_CASES."""
     dirs = [SHARED_CASES, OWN_CASES]
     dirs += [Path(d) for d in os.environ.get("FIVE_TOWERS_CASES", "").split(":") if d]
     return dirs

@@ -37,10 +37,10 @@ def test_every_setting_is_documented_and_in_the_readme():
                 config_module.ImitationSettings):
         docs = config_module.field_docs(cls)
         assert set(docs) == {f.name for f in dataclasses.fields(cls)}, f"{cls.__name__}: undocumented settings"
-    readme = (CONFIGS.parent / "README.md").read_text()
+    readme = (CONFIGS.parent / "docs" / "training.md").read_text()
     start = readme.index("<!-- settings-table:start -->") + len("<!-- settings-table:start -->")
     end = readme.index("<!-- settings-table:end -->")
-    assert readme[start:end].strip() == config_module.settings_table().strip(), "README settings table is stale"
+    assert readme[start:end].strip() == config_module.settings_table().strip(), "docs/training.md settings table is stale"
 
 
 @pytest.mark.parametrize("data, message", [
