@@ -3,11 +3,13 @@ from __future__ import annotations
 
 import json
 import math
+import random
 
 import numpy as np
 import pytest
 
-from rules_case_runner import case_files
+from agent_checks import LegalityChecker
+from rules_case_runner import OFFERED_VARIANTS, case_files
 
 from five_towers_env.agents import agent_info, make_agent
 from five_towers_env.agents.greedy import GreedyAgent
@@ -21,28 +23,12 @@ AGENT_NAMES = ("random", "greedy", "heuristic")
 VARIANTS = ("base", "great_powers")
 
 
-class LegalityChecker:
-    """Wraps an agent and asserts every action it chooses is legal (and that it got a redacted view)."""
-
-    def __init__(self, agent) -> None:
-        self.agent = agent
-        self.name = agent.name
-        self.decisions = 0
-
-    def act(self, observation, info):
-        view = info["view"]
-        assert list(view.deck) == sorted(view.deck), "agents must only see the deck as a sorted multiset"
-        a = self.agent.act(observation, info)
-        assert isinstance(a, int)
-        assert a in info["legal_actions"], f"{self.name} chose illegal {A.action_name(a)}; legal: {info['legal_action_names']}"
-        assert observation["action_mask"][a] == 1
-        self.decisions += 1
-        return a
-
-
-def _play(names, variant, seed, explicit=False):
-    """Play one game through raw_env; return (scores, action list)."""
+def _play(names, variant, seed, explicit=False, checkers=None):
+    """Play one game through raw_env; return (scores, action list). ``checkers`` (a list) receives
+    the seats' legality checkers."""
     agents = [LegalityChecker(make_agent(name, seed=seed * 10 + i)) for i, name in enumerate(names)]
+    if checkers is not None:
+        checkers.extend(agents)
     env = raw_env(num_players=len(agents), variant=variant, explicit=explicit)
     env.reset(seed=seed)
     actions = []
@@ -68,19 +54,24 @@ def test_registry_builds_the_agents():
 @pytest.mark.parametrize("num_players", [2, 3, 4, 5])
 @pytest.mark.parametrize("name", AGENT_NAMES)
 def test_agent_plays_complete_legal_games(name, num_players, variant):
-    # the agent in every seat, then in a mixed table
-    scores, _ = _play([name] * num_players, variant, seed=num_players)
-    assert len(scores) == num_players
+    # the agent in every seat, then in a mixed table; every seat is asked, every step of the game
+    # goes through a legality check, and the default mode never asks about a forced move
+    checkers = []
+    _play([name] * num_players, variant, seed=num_players, checkers=checkers)
+    assert all(c.decisions > 0 for c in checkers) and not any(c.forced for c in checkers)
     mixed = [AGENT_NAMES[(AGENT_NAMES.index(name) + i) % 3] for i in range(num_players)]
-    result = play_game([LegalityChecker(make_agent(m, seed=i)) for i, m in enumerate(mixed)], variant=variant, seed=11)
-    assert len(result["scores"]) == num_players
+    checkers = [LegalityChecker(make_agent(m, seed=i)) for i, m in enumerate(mixed)]
+    result = play_game(checkers, variant=variant, seed=11)
+    assert all(c.decisions > 0 for c in checkers) and not any(c.forced for c in checkers)
+    assert sum(c.decisions for c in checkers) == result["steps"]
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_explicit_mode_games_are_legal(variant):
     # every decision point, forced ones included, is put to the agents
-    scores, actions = _play(["heuristic", "greedy", "random"], variant, seed=5, explicit=True)
-    assert len(scores) == 3 and actions
+    checkers = []
+    _play(["heuristic", "greedy", "random"], variant, seed=5, explicit=True, checkers=checkers)
+    assert sum(c.forced for c in checkers) > 0, "explicit mode put no forced decision to the agents"
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -95,31 +86,53 @@ def test_same_seed_same_game(variant):
         assert a == b
 
 
-def _reordered(game: GameState, rng: np.random.Generator) -> GameState:
-    """The same position with the hidden deck in another order."""
-    other = game.clone()
-    other.deck = [int(c) for c in rng.permutation(other.deck)]
-    return other
+#: every registered agent, the search and the trained policy included (mcts on a small budget)
+ALL_AGENTS = {**{name: {} for name in AGENT_NAMES}, "mcts": {"simulations": 20}, "ppo": {}}
+
+
+def _twin_at_round_start(env, variant: str, rng: random.Random, seed: int):
+    """A second environment at ``env``'s round start that differs only in the hidden information:
+    the deck in another order, and another game generator (the one that reshuffles later)."""
+    pos = env.position()
+    deck = list(pos["deck"])
+    if len(set(deck)) > 1:
+        while deck == pos["deck"]:
+            rng.shuffle(deck)
+    twin = raw_env(num_players=env.num_players, variant=variant, explicit=True)
+    twin.reset(seed=seed, options={"position": {**pos, "deck": deck}})
+    assert twin.position()["deck"] == deck and twin.game.display == env.game.display
+    return twin, deck != pos["deck"]
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
-@pytest.mark.parametrize("name", AGENT_NAMES)
+@pytest.mark.parametrize("name", sorted(ALL_AGENTS))
 def test_agents_ignore_the_deck_order(name, variant):
-    # two copies of an agent, one shown the real game and one the game with its deck reordered,
-    # choose the same action at every decision of a whole game
-    rng = np.random.default_rng(0)
+    # Two copies of an agent play two games that differ only in the deck order (and the reshuffle
+    # generator), each shown its own game's observation and info, and must choose the same action
+    # at every decision. The decks show once the display is refilled, so at every round start the
+    # twin game is rebuilt from the real one's position with the deck reordered.
+    rng = random.Random(0)
     seats = 3
-    real = [make_agent(name, seed=40 + i) for i in range(seats)]
-    twins = [make_agent(name, seed=40 + i) for i in range(seats)]
-    env = raw_env(num_players=seats, variant=variant)
+    real = [make_agent(name, seed=40 + i, **ALL_AGENTS[name]) for i in range(seats)]
+    twins = [make_agent(name, seed=40 + i, **ALL_AGENTS[name]) for i in range(seats)]
+    env = raw_env(num_players=seats, variant=variant, explicit=True)  # explicit: every round start is a decision
     env.reset(seed=9)
+    twin, synced, reordered, decisions = None, -1, 0, 0
     while not env.game.is_terminal():
+        if env.game.rounds_played != synced:
+            assert env.game.phase == Phase.BID and env.game.bid_turn == 0
+            twin, differs = _twin_at_round_start(env, variant, rng, seed=1000 + env.game.rounds_played)
+            synced, reordered = env.game.rounds_played, reordered + differs
         seat = env.game.current_player
-        obs = env.observe(env.possible_agents[seat])
-        a = real[seat].act(obs, agent_info(env.game, seat))
-        b = twins[seat].act(obs, agent_info(_reordered(env.game, rng), seat))
-        assert a == b
+        assert twin.game.current_player == seat
+        agent = env.possible_agents[seat]
+        a = real[seat].act(env.observe(agent), agent_info(env.game, seat))
+        b = twins[seat].act(twin.observe(agent), agent_info(twin.game, seat))
+        assert a == b, f"round {synced}: {A.action_name(a)} in the real game, {A.action_name(b)} in the twin"
         env.step(a)
+        twin.step(b)
+        decisions += 1
+    assert reordered >= 10 and decisions > 100
 
 
 def test_greedy_bids_highest_and_tears_down_only_when_needed():
@@ -147,7 +160,8 @@ def _case_positions():
     out = []
     for path in case_files():
         case = json.loads(path.read_text())
-        if not case.get("rejected") and "position" in case:
+        # as the rules-case runner: cases of a variant this package does not offer are left out
+        if not case.get("rejected") and "position" in case and case["position"].get("variant", "base") in OFFERED_VARIANTS:
             out.append((path.name, case["position"]))
     return out
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import gzip
 import importlib.util
 import json
 import math
@@ -11,10 +12,10 @@ import pytest
 
 from five_towers_env.agents.base import RandomAgent
 from five_towers_env.cli import main
-from five_towers_env.evaluation import (AgentSpec, elo_ratings, evaluate, parse_agent_spec, round_robin,
-                                        seat_lineup, wilson_interval)
-from five_towers_env.evaluation.match import summarize
-from five_towers_env.evaluation.tournament import pairwise_counts
+from five_towers_env.evaluation import (AgentSpec, cluster_rate, elo_ratings, evaluate, parse_agent_spec,
+                                        round_robin, seat_lineup, wilson_interval)
+from five_towers_env.evaluation.match import _parse_value, seat_summary, summarize
+from five_towers_env.evaluation.tournament import pairwise_counts, pairwise_outcomes
 
 HAS_MPL = importlib.util.find_spec("matplotlib") is not None
 TIMING = ("think_seconds", "wall_seconds")
@@ -71,6 +72,12 @@ def test_shared_wins_count_fractionally():
     assert rows["a"]["wins"] == 0.5 and rows["a"]["shared_wins"] == 1 and rows["a"]["games"] == 2
     assert rows["b"]["wins"] == 1.5 and rows["b"]["win_rate"] == 0.75
     assert rows["c"]["wins"] == 0.0
+    # strict: only b's sole win in the second game counts
+    assert [rows[x]["strict_wins"] for x in "abc"] == [0, 1, 0]
+    assert rows["a"]["strict_win_rate"] == 0.0 and rows["b"]["strict_win_rate"] == 0.5
+    assert rows["b"]["strict_ci_high"] < rows["b"]["ci_high"] and rows["a"]["strict_ci_low"] == 0.0
+    # records without a deal index are each their own cluster: the plain Wilson interval
+    assert rows["b"]["deals"] == 2 and (rows["b"]["ci_low"], rows["b"]["ci_high"]) == wilson_interval(1.5, 2)
     assert rows["a"]["mean_margin"] == -2.5 and rows["b"]["mean_score"] == 7.0
     assert rows["a"]["sec_per_move"] == pytest.approx(0.1)
     assert sum(r["wins"] for r in rows.values()) == len(records)
@@ -81,9 +88,10 @@ def test_shared_wins_count_fractionally():
 # -- agent specs ------------------------------------------------------------------------------
 
 def test_agent_specs():
-    spec = parse_agent_spec("mcts:simulations=100,c=1.4,mode=fast,flag=true")
-    assert spec.name == "mcts" and dict(spec.kwargs) == {"simulations": 100, "c": 1.4, "mode": "fast", "flag": True}
-    assert spec.label == "mcts:simulations=100,c=1.4,mode=fast,flag=true"
+    spec = parse_agent_spec("mcts:simulations=100,c=1.4,search=flat")
+    assert spec.name == "mcts" and dict(spec.kwargs) == {"simulations": 100, "c": 1.4, "search": "flat"}
+    assert spec.label == "mcts:simulations=100,c=1.4,search=flat"
+    assert [_parse_value(v) for v in ("true", "False", "none", "'x'", "fast")] == [True, False, None, "x", "fast"]
     with pytest.raises(ValueError, match="unknown agent"):
         parse_agent_spec("nope")
     with pytest.raises(ValueError, match="bad agent setting"):
@@ -110,9 +118,12 @@ def test_seats_rotated(agents, players, games):
     per_seat = games * players // len(agents) // players
     for row in res.agents:
         assert row["seat_games"] == [per_seat] * players
-        assert row["games"] == games * players // len(agents)
+        assert row["games"] == games  # every agent sits in every game here (no more agents than seats)
+        assert row["n_seat_games"] == games * players // len(agents) == sum(row["seat_games"])
+        assert row["deals"] == games // len(agents)
     for i, rec in enumerate(res.records):
         assert rec["lineup"] == list(seat_lineup(i, len(agents), players))
+        assert rec["deal"] == i // len(agents)
     assert res.config["balanced"]
     # paired deals: the rotations of a cycle replay one deal, and cycles differ
     seeds = [r["deal_seed"] for r in res.records]
@@ -137,6 +148,73 @@ def test_results_reproducible_regardless_of_workers():
         _strip(evaluate(["random"] * 3, workers=3, **kwargs).records)
 
 
+def test_one_agent_counts_games_not_seats(capsys):
+    """One agent fills every seat: ``games`` is the number of games played; the seat-games are separate."""
+    res = evaluate(["random"], num_games=4, seed=0, progress=False)
+    (row,) = res.agents
+    assert row["games"] == 4 and row["n_seat_games"] == 8 and row["seat_games"] == [4, 4]
+    assert row["wins"] == 4 and row["win_rate"] == 0.5  # itself against itself: 1/players by construction
+    text = res.table()
+    assert "seat-games" in text and "plays itself" in text
+    assert main(["evaluate", "--agents", "random", "--games", "4", "--workers", "1", "--no-progress"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("random "))
+    assert line.split()[1:4] == ["4", "8", "4"]  # games, seat-games, wins
+    # two agents in four seats: 6 games, 12 seat-games each
+    two = evaluate(["random", "random"], num_games=6, num_players=4, seed=0, progress=False)
+    assert [(r["games"], r["n_seat_games"]) for r in two.agents] == [(6, 12), (6, 12)]
+
+
+def _deal_records(winners, paired=True):
+    """2-player records, two seatings per deal when ``paired``: ``winners[i]`` (agent 0 or 1) wins game i."""
+    recs = []
+    for i, w in enumerate(winners):
+        lineup = [0, 1] if i % 2 == 0 else [1, 0]
+        share = [1.0 if a == w else 0.0 for a in lineup]
+        recs.append({"group": 0, "game": i, "deal": i // 2 if paired else i, "lineup": lineup,
+                     "scores": [10 if x else 5 for x in share], "win_share": share,
+                     "margins": [5 if x else -5 for x in share], "moves": [1, 1], "think_seconds": [0.0, 0.0]})
+    return recs
+
+
+def test_intervals_are_clustered_by_deal():
+    # 30 deals: agent 0 wins both seatings of 20, agent 1 both seatings of 10 (perfect correlation)
+    winners = [0, 0] * 20 + [1, 1] * 10
+    paired = summarize(["a", "b"], _deal_records(winners))[0]
+    naive = wilson_interval(40, 60)
+    assert paired["win_rate"] == pytest.approx(2 / 3) and paired["deals"] == 30
+    assert paired["design_effect"] == pytest.approx(2 * 59 / 58)
+    width = paired["ci_high"] - paired["ci_low"]
+    assert width > 1.35 * (naive[1] - naive[0])
+    assert (paired["ci_low"], paired["ci_high"]) == pytest.approx(wilson_interval(20, 30), abs=2e-3)
+    assert paired["ci_low"] < 2 / 3 < paired["ci_high"]
+    # the same games as independent deals: exactly the plain Wilson interval
+    unpaired = summarize(["a", "b"], _deal_records(winners, paired=False))[0]
+    assert unpaired["deals"] == 60 and (unpaired["ci_low"], unpaired["ci_high"]) == pytest.approx(naive, abs=1e-12)
+    # seats: each seat won 30 of 60 games; seat intervals are clustered too
+    seats = seat_summary(_deal_records(winners))
+    assert [s["games"] for s in seats] == [60, 60] and all(s["win_rate"] == 0.5 for s in seats)
+    # (within a deal the seat outcomes are opposite: no inflation, the plain interval)
+    assert (seats[0]["ci_low"], seats[0]["ci_high"]) == pytest.approx(wilson_interval(30, 60), abs=1e-12)
+
+
+def test_seeded_baselines():
+    res = evaluate(["random", "greedy"], num_games=20, seed=0, progress=False)
+    rnd, greedy = res.agents
+    assert rnd["win_rate"] < 0.3 and rnd["ci_high"] < 0.5 and greedy["ci_low"] > 0.5
+    assert rnd["wins"] + greedy["wins"] == 20
+    # 2 players: every game is a sole win of one agent or a tie shared by both
+    assert rnd["strict_wins"] + greedy["strict_wins"] + rnd["shared_wins"] == 20
+    assert rnd["shared_wins"] == greedy["shared_wins"]
+    for row in (rnd, greedy):
+        assert row["strict_win_rate"] <= row["win_rate"] and row["deals"] == 10
+        assert row["ci_low"] <= row["win_rate"] <= row["ci_high"]
+        shares = [r["win_share"][r["lineup"].index(res.labels.index(row["agent"]))] for r in res.records]
+        assert (row["ci_low"], row["ci_high"]) == pytest.approx(
+            (lambda c: (c.ci_low, c.ci_high))(cluster_rate(shares, [r["deal"] for r in res.records])), abs=1e-12)
+    assert [s["games"] for s in res.seats] == [20, 20]
+    assert res.seats[0]["wins"] + res.seats[1]["wins"] == 20
+
+
 def test_unbalanced_games_warn():
     with pytest.warns(UserWarning, match="not a multiple"):
         res = evaluate(["random", "random"], num_games=3, seed=0, progress=False)
@@ -155,6 +233,16 @@ def test_round_robin_matrix_and_ratings(monkeypatch):
             if i != j:
                 assert res.counts[i][j] == 4 and m[i][j] + m[j][i] == pytest.approx(1.0)
     assert sum(r["elo"] for r in res.overall) / 3 == pytest.approx(1500)
+    # pair cells: 4 comparisons from 2 deals; the interval clusters them by deal
+    cell = res.cell(0, 1)
+    values, clusters = pairwise_outcomes(res.records)[(0, 1)]
+    assert cell["games"] == 4 and cell["deals"] == 2 and len(set(clusters)) == 2
+    ref = cluster_rate(values, clusters)
+    assert (cell["ci_low"], cell["ci_high"]) == pytest.approx((ref.ci_low, ref.ci_high), abs=1e-12)
+    assert cell["strict_win_rate"] <= cell["win_rate"] and cell["strict_wins"] == sum(v == 1.0 for v in values)
+    unpaired = round_robin(["random", "random"], games=4, num_players=2, seed=3, progress=False, paired=False)
+    c = unpaired.cell(0, 1)
+    assert c["deals"] == 4 and (c["ci_low"], c["ci_high"]) == pytest.approx(wilson_interval(c["wins"], 4), abs=1e-12)
     # the pairs' games do not depend on which other agents are in the tournament
     small = round_robin(["random", "random"], games=4, num_players=2, seed=3, progress=False)
     assert _strip(small.records) == _strip([r for r in res.records if r["group"] == 0])
@@ -177,7 +265,8 @@ def test_plot_skipped_without_matplotlib(monkeypatch, tmp_path):
 # -- command line -----------------------------------------------------------------------------
 
 def _read_csv(path):
-    with open(path, newline="") as fh:
+    opener = gzip.open if str(path).endswith(".gz") else open
+    with opener(path, "rt", newline="") as fh:
         return list(csv.DictReader(fh))
 
 
@@ -190,10 +279,23 @@ def test_cli_evaluate(tmp_path, capsys):
     summary = _read_csv(out / "evaluate_summary.csv")
     assert [r["agent"] for r in summary] == ["random", "random#2"]
     assert sum(float(r["wins"]) for r in summary) == pytest.approx(4)
-    assert len(_read_csv(out / "evaluate_games.csv")) == 4
+    assert len(_read_csv(out / "evaluate_games.csv.gz")) == 4
+    games = _read_csv(out / "evaluate_games.csv.gz")
+    assert [int(g["deal"]) for g in games] == [0, 0, 1, 1]
     data = json.loads((out / "evaluate.json").read_text())
-    assert data["config"]["num_games"] == 4 and len(data["games"]) == 4 and len(data["agents"]) == 2
-    assert all(0 <= a["ci_low"] <= a["win_rate"] <= a["ci_high"] <= 1 for a in data["agents"])
+    assert data["config"]["num_games"] == 4 and "games" not in data and len(data["agents"]) == 2  # games: CSV
+    assert "clusters = deals" in data["config"]["win_convention"] and "sole wins" in data["config"]["win_convention"]
+    # the CSV's intervals are those of the games, clustered by deal, for both rates
+    for row in summary:
+        seat = [g["agents"].split(";").index(row["agent"]) for g in games]
+        shares = [float(g["win_share"].split(";")[s]) for g, s in zip(games, seat)]
+        deals = [g["deal"] for g in games]
+        for prefix, values in (("", shares), ("strict_", [float(x == 1.0) for x in shares])):
+            ref = cluster_rate(values, deals)
+            assert float(row[f"{prefix}win_rate"]) == pytest.approx(ref.rate)
+            assert float(row[f"{prefix}ci_low"]) == pytest.approx(ref.ci_low)
+            assert float(row[f"{prefix}ci_high"]) == pytest.approx(ref.ci_high)
+    assert "strict win rate" in text
 
 
 def test_cli_tournament(tmp_path, capsys):
@@ -203,11 +305,17 @@ def test_cli_tournament(tmp_path, capsys):
     assert "Elo" in capsys.readouterr().out
     matrix = _read_csv(out / "tournament_matrix.csv")
     assert [r["agent"] for r in matrix] == ["random", "random#2", "random#3"] and matrix[0]["random"] == ""
-    assert len(_read_csv(out / "tournament_pairs.csv")) == 6
-    assert len(_read_csv(out / "tournament_ratings.csv")) == 3
+    pairs = _read_csv(out / "tournament_pairs.csv")
+    assert len(pairs) == 6 and all(p["deals"] == "1" for p in pairs)  # 2 games per pair = 1 paired deal
+    assert {"strict_win_rate", "strict_ci_low", "strict_ci_high"} <= set(pairs[0])
+    ratings = _read_csv(out / "tournament_ratings.csv")
+    assert len(ratings) == 3 and all(r["games"] == "4" and r["deals"] == "2" for r in ratings)
+    assert {"strict_win_rate", "strict_ci_low", "strict_ci_high"} <= set(ratings[0])
     data = json.loads((out / "tournament.json").read_text())
-    assert len(data["matrix"]) == 3 and data["matrix"][0][0] is None and len(data["games"]) == 6
-    assert (out / "tournament.md").read_text().startswith("# round robin")
+    assert len(data["matrix"]) == 3 and data["matrix"][0][0] is None and "games" not in data
+    assert len(_read_csv(out / "tournament_games.csv.gz")) == 6
+    md = (out / "tournament.md").read_text()
+    assert md.startswith("# round robin") and "clusters = deals" in md and "strict win rate" in md
     assert (out / "tournament_matrix.png").exists() == HAS_MPL
     if HAS_MPL:
         assert (out / "tournament_matrix.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -228,3 +336,22 @@ def test_cli_rejects_bad_agents(capsys):
     with pytest.raises(SystemExit):
         main(["evaluate", "--agents", "random", "no_such_agent", "--games", "2"])
     assert "unknown agent" in capsys.readouterr().err
+
+
+def test_final_evaluation_table_saved(tmp_path):
+    """The table ``five-towers train`` prints at the end is also written into the run folder."""
+    from five_towers_env.agents.policy import SHIPPED_POLICY
+    from five_towers_env.training.config import TrainConfig
+    from five_towers_env.training.selfplay import final_evaluation
+
+    cfg = TrainConfig(name="run", out_dir=str(tmp_path), eval_opponents=["random"], seed=0)
+    text = final_evaluation(SHIPPED_POLICY, cfg, 4, progress=False)
+    md = (tmp_path / "run" / "final_eval.md").read_text()
+    table = text.splitlines()[1:-1]
+    assert "strict win rate" in table[0] and table[2].split()[:2] == ["random", "4"]
+    assert "\n".join(table) in md and text.splitlines()[0] in md and "clusters = deals" in md
+    data = json.loads((tmp_path / "run" / "final_eval.json").read_text())
+    (row,) = data["rows"]
+    assert row["opponent"] == "random" and row["games"] == 4 and row["deals"] == 2 and data["games"] == 4
+    assert row["win_rate"] == pytest.approx(float(table[2].split()[2]), abs=5e-4)
+    assert {"strict_win_rate", "strict_ci_low", "strict_ci_high"} <= set(row)

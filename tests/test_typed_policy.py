@@ -101,10 +101,15 @@ def test_typed_policy_plays_legal_games(typed_run, num_players, variant):
     from five_towers_env.agents.registry import make_agent
     from five_towers_env.play import play_game
 
+    from agent_checks import LegalityChecker
+
     _, _, policy = typed_run
     agents = [make_agent("ppo", seed=1, path=str(policy))]
     agents += [make_agent("ppo", seed=s, path=str(policy), deterministic=False) for s in range(num_players - 1)]
-    assert play_game(agents, variant=variant, seed=5)["winners"]
+    seated = [LegalityChecker(a) for a in agents]
+    result = play_game(seated, variant=variant, seed=5)
+    # every seat was asked and every move of the game passed the legality check
+    assert all(c.decisions > 0 for c in seated) and sum(c.decisions for c in seated) == result["steps"]
 
 
 def test_typed_run_resumes(typed_run):

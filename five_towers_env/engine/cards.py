@@ -26,16 +26,6 @@ def card_id(type_index: int, value: int) -> int:
     return type_index * NUM_VALUES + value
 
 
-def card_type(card: int) -> int:
-    """Return the tower type index of a card id."""
-    return card // NUM_VALUES
-
-
-def card_value(card: int) -> int:
-    """Return the value (0..15) of a card id."""
-    return card % NUM_VALUES
-
-
 def card_name(card: int) -> str:
     """Return the SPEC name of a card id, e.g. ``candy-11``."""
     return CARD_NAMES[card]

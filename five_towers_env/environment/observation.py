@@ -41,7 +41,7 @@ GLOBAL_PIECES: tuple[tuple[str, int, str], ...] = (
 SEAT_PIECES: tuple[tuple[str, int, str], ...] = (
     ("present", 1, "1 if this relative seat is in the game"),
     ("bid", 4, "not yet bid, passed, bid (one-hot) and the bid / 25"),
-    ("ceiling", 1, "bid ceiling this round / 25 (SPEC §3)"),
+    ("ceiling", 1, "bid ceiling this round / 25 (rules §3.2)"),
     ("tree_payable", 1, "tree cards this seat could pay / 25 (0 in base or with a topped tree tower)"),
     ("score", 1, "score if the game ended now / 100, clipped to [-1, 1]"),
     ("pair_bonus", 1, "Great Powers scary/candy pair bonus so far / 30"),

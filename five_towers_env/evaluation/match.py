@@ -1,8 +1,9 @@
 """Seeded, seat-rotated matches between agents, run in parallel, summarised with confidence intervals.
 
 ``evaluate(["heuristic", "random"], num_games=1000, num_players=2, seed=0, workers=4)`` plays 1000
-games and reports, for each agent, its games, wins, win rate with a 95% Wilson interval, mean score,
-mean score margin and mean thinking time per move.
+games and reports, for each agent, its games, wins, win rate and strict (sole-win) rate with 95%
+intervals that account for the correlation of games sharing a deal, mean score, mean score margin
+and mean thinking time per move.
 
 Conventions (shared with :mod:`five_towers_env.evaluation.tournament`):
 
@@ -15,17 +16,25 @@ Conventions (shared with :mod:`five_towers_env.evaluation.tournament`):
 * **Seat rotation.** With ``k`` agents and ``p`` seats, game ``i`` puts agent ``(s + i) mod k`` in
   seat ``s``. Over every ``k`` consecutive games each agent sits in each seat exactly once, so seats
   are balanced when ``num_games`` is a multiple of ``k`` (a warning says otherwise). With fewer
-  agents than seats the agents are repeated (2 agents, 4 seats: A B A B / B A B A), and statistics
-  are per *seat-game* (an agent sitting twice in a game counts twice). With more agents than seats
-  each game seats ``p`` of them (A B / B C / C A).
-* **Seeds.** Game ``i``'s deal seed is derived from ``(seed, i // k)`` when ``paired=True`` (the
-  default: the ``k`` rotations of a cycle replay the same shuffle, duplicate-bridge style, which
-  cancels much of the luck of the deal) or from ``(seed, i)`` when ``paired=False``; the agents'
-  seeds are derived from ``(seed, i, seat)``. Results (everything except timings) are therefore
-  identical for any ``workers``.
+  agents than seats the agents are repeated (2 agents, 4 seats: A B A B / B A B A; one agent plays
+  itself in every seat), and rates and means are per *seat-game* (an agent sitting twice in a game
+  counts twice): a summary row's ``games`` is the number of games the agent played and
+  ``n_seat_games`` the number of seats it took over them, the ``n`` of its rates. With more agents
+  than seats each game seats ``p`` of them (A B / B C / C A).
+* **Seeds and deals.** Game ``i`` plays deal ``i // k`` when ``paired=True`` (the default: the ``k``
+  rotations of a cycle replay the same shuffle with the seats swapped, duplicate-bridge style) or
+  deal ``i`` when ``paired=False``; the deal seed is derived from ``(seed, deal)`` and the agents'
+  seeds from ``(seed, i, seat)``. Every game record carries its ``deal``. Results (everything
+  except timings) are therefore identical for any ``workers``. Pairing balances the seats within
+  each deal, so every agent meets the same cards from every seat and a reader compares like with
+  like; it does not make the games independent: the games of one deal are strongly correlated (in
+  2-player games the same agent often wins both seatings), and the intervals account for that.
 * **Wins.** The winners are the seats sharing the top score; a ``j``-way shared win counts as
-  ``1/j`` of a win for each, so the wins of a game add up to 1 and a field of equal agents has an
-  expected win rate of ``1 / players``. The Wilson interval is computed on that fractional rate.
+  ``1/j`` of a win for each (``win_rate``), so the wins of a game add up to 1 and a field of equal
+  agents has an expected win rate of ``1 / players``. ``strict_win_rate`` counts sole wins only.
+* **Intervals.** 95% Wilson intervals at the cluster-adjusted effective sample size, the clusters
+  being the deals (each game its own cluster when ``paired=False``): see
+  :func:`~five_towers_env.evaluation.stats.cluster_rate` for the exact method.
 * **Margin** is own score minus the best score among the other seats (the environment's
   ``reward="margin"``).
 * **Seconds per move** is agent thinking time over the decisions it was asked (forced single-choice
@@ -50,11 +59,11 @@ from typing import Any, Callable, Iterable, Sequence, Union
 import numpy as np
 
 from ..agents.base import Agent
-from ..agents.registry import AGENTS, make_agent
+from ..agents.registry import AGENTS, check_agent_settings, make_agent
 from ..engine.state import check_setup
 from ..play import play_game
 from .report import fmt_ci, text_table, write_csv, write_json, write_text
-from .stats import wilson_interval
+from .stats import ClusteredRate, cluster_rate
 
 AgentFactory = Callable[..., Agent]
 #: what ``evaluate`` and ``round_robin`` accept for an agent
@@ -117,6 +126,7 @@ def parse_agent_spec(text: str) -> AgentSpec:
         if not eq or not key.strip().isidentifier():
             raise ValueError(f"bad agent setting {item!r} in {text!r}; expected name:key=value,key=value")
         kwargs.append((key.strip(), _parse_value(value)))
+    check_agent_settings(name, dict(kwargs))  # a bad setting fails here, not in the first game
     return AgentSpec(label=text.strip(), name=name, kwargs=tuple(kwargs))
 
 
@@ -187,6 +197,7 @@ class GameJob:
     lineup: tuple[int, ...]        # spec index per seat
     deal_seed: int
     agent_seeds: tuple[int, ...]   # per seat
+    deal: int = 0                  # deal number within its group (index // k when paired, else index)
 
 
 def make_jobs(agent_ids: Sequence[int], num_games: int, num_players: int, seed: int, key: Sequence[int] = (),
@@ -198,9 +209,10 @@ def make_jobs(agent_ids: Sequence[int], num_games: int, num_players: int, seed: 
     jobs = []
     for i in range(num_games):
         lineup = tuple(agent_ids[j] for j in seat_lineup(i, k, num_players))
-        deal = derive_seed(seed, *key, 0, i // k if paired else i)
+        deal = i // k if paired else i
+        deal_seed = derive_seed(seed, *key, 0, deal)
         agent_seeds = tuple(derive_seed(seed, *key, 1, i, s) for s in range(num_players))
-        jobs.append(GameJob(i, group, lineup, deal, agent_seeds))
+        jobs.append(GameJob(i, group, lineup, deal_seed, agent_seeds, deal))
     return jobs
 
 
@@ -233,7 +245,8 @@ def play_job(specs: Sequence[AgentSpec], variant: str, job: GameJob) -> dict[str
     winners = [int(w) for w in result["winners"]]
     share = [1.0 / len(winners) if s in winners else 0.0 for s in range(len(scores))]
     margins = [sc - max(scores[:s] + scores[s + 1:]) for s, sc in enumerate(scores)]
-    return {"group": job.group, "game": job.index, "deal_seed": job.deal_seed, "lineup": list(job.lineup),
+    return {"group": job.group, "game": job.index, "deal": job.deal, "deal_seed": job.deal_seed,
+            "lineup": list(job.lineup),
             "scores": scores, "winners": winners, "win_share": share, "margins": margins,
             "steps": int(result["steps"]), "moves": [a.moves for a in agents],
             "think_seconds": [a.seconds for a in agents], "wall_seconds": wall}
@@ -291,10 +304,14 @@ class _Progress:
 
 
 def resolve_workers(workers: int | None) -> int:
-    """``None`` or ``<= 0`` means every CPU."""
-    if workers is None or workers <= 0:
+    """Worker processes to use: ``None`` or 0 means every CPU; a negative count is an error."""
+    if workers is None:
         return os.cpu_count() or 1
-    return int(workers)
+    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)):
+        raise TypeError(f"workers must be an integer >= 0 (0: every CPU), got {workers!r}")
+    if workers < 0:
+        raise ValueError(f"workers must be >= 0 (0: every CPU), got {workers}")
+    return int(workers) or (os.cpu_count() or 1)
 
 
 def run_jobs(specs: Sequence[AgentSpec], variant: str, jobs: Sequence[GameJob], workers: int | None = 1,
@@ -335,35 +352,73 @@ def run_jobs(specs: Sequence[AgentSpec], variant: str, jobs: Sequence[GameJob], 
 
 # -- summaries --------------------------------------------------------------------------------
 
+#: what the win rates and intervals of :func:`evaluate` mean (also in its config and tables)
+WIN_CONVENTION = ("win_rate: a k-way shared win counts 1/k of a win; strict_win_rate: sole wins only; "
+                  "rates are per seat-game; 95% intervals: Wilson at the cluster-adjusted effective sample "
+                  "size, clusters = deals (each game its own deal when unpaired)")
+
+
+def deal_cluster(record: dict[str, Any], index: int) -> tuple:
+    """The cluster of a game record for the intervals: its deal within its group (a record without
+    a ``deal`` is its own cluster)."""
+    if "deal" in record:
+        return ("deal", record.get("group", 0), record["deal"])
+    return ("game", record.get("group", 0), record.get("game", index))
+
+
+def is_sole_win(share: float) -> bool:
+    """Whether a seat's win share is a sole win (not shared)."""
+    return share >= 1.0
+
+
+def _rate_fields(prefix: str, r: ClusteredRate) -> dict[str, Any]:
+    return {f"{prefix}win_rate": r.rate, f"{prefix}ci_low": r.ci_low, f"{prefix}ci_high": r.ci_high}
+
+
 def summarize(labels: Sequence[str], records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per-agent statistics over ``records`` (see the module docstring for the conventions)."""
+    """Per-agent statistics over ``records`` (see the module docstring for the conventions).
+
+    ``games`` counts the games an agent played, ``n_seat_games`` the seats it took in them (more
+    when it fills several seats of a game); rates, means and intervals are over the seat-games,
+    clustered by deal (``deals``: the number of clusters; ``design_effect``: the variance
+    inflation of ``win_rate`` from that clustering)."""
     k = len(labels)
     num_players = max((len(r["lineup"]) for r in records), default=0)
-    acc = [{"games": 0, "wins": 0.0, "shared_wins": 0, "score": 0.0, "score_sq": 0.0, "margin": 0.0,
-            "moves": 0, "seconds": 0.0, "seat_games": [0] * num_players, "seat_wins": [0.0] * num_players}
+    acc = [{"games": 0, "wins": 0.0, "strict_wins": 0, "shared_wins": 0, "score": 0.0, "score_sq": 0.0,
+            "margin": 0.0, "moves": 0, "seconds": 0.0, "seat_games": [0] * num_players,
+            "seat_wins": [0.0] * num_players, "shares": [], "strict": [], "clusters": []}
            for _ in range(k)]
-    for r in records:
+    for i, r in enumerate(records):
+        cluster = deal_cluster(r, i)
+        for a in set(r["lineup"]):
+            acc[a]["games"] += 1
         for s, a in enumerate(r["lineup"]):
             st = acc[a]
-            st["games"] += 1
-            st["wins"] += r["win_share"][s]
-            st["shared_wins"] += int(0 < r["win_share"][s] < 1)
+            share = r["win_share"][s]
+            st["wins"] += share
+            st["strict_wins"] += int(is_sole_win(share))
+            st["shared_wins"] += int(0 < share < 1)
             st["score"] += r["scores"][s]
             st["score_sq"] += r["scores"][s] ** 2
             st["margin"] += r["margins"][s]
             st["moves"] += r["moves"][s]
             st["seconds"] += r["think_seconds"][s]
             st["seat_games"][s] += 1
-            st["seat_wins"][s] += r["win_share"][s]
+            st["seat_wins"][s] += share
+            st["shares"].append(share)
+            st["strict"].append(1.0 if is_sole_win(share) else 0.0)
+            st["clusters"].append(cluster)
     out = []
     for label, st in zip(labels, acc):
-        n = st["games"]
-        lo, hi = wilson_interval(st["wins"], n)
+        n = len(st["shares"])
+        rate = cluster_rate(st["shares"], st["clusters"])
+        strict = cluster_rate(st["strict"], st["clusters"])
         mean = st["score"] / n if n else math.nan
         var = st["score_sq"] / n - mean * mean if n else math.nan
         out.append({
-            "agent": label, "games": n, "wins": st["wins"], "shared_wins": st["shared_wins"],
-            "win_rate": st["wins"] / n if n else math.nan, "ci_low": lo, "ci_high": hi,
+            "agent": label, "games": st["games"], "n_seat_games": n, "deals": rate.clusters,
+            "wins": st["wins"], "strict_wins": st["strict_wins"], "shared_wins": st["shared_wins"],
+            **_rate_fields("", rate), **_rate_fields("strict_", strict), "design_effect": rate.design_effect,
             "mean_score": mean, "score_std": math.sqrt(max(var, 0.0)) if n else math.nan,
             "mean_margin": st["margin"] / n if n else math.nan,
             "moves": st["moves"], "sec_per_move": st["seconds"] / st["moves"] if st["moves"] else math.nan,
@@ -374,31 +429,52 @@ def summarize(labels: Sequence[str], records: Sequence[dict[str, Any]]) -> list[
 
 
 def seat_summary(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Win rate and mean score per seat, whoever sat there (seat 0 starts the game)."""
+    """Win rates (with cluster intervals, as :func:`summarize`) and mean score per seat, whoever sat
+    there (seat 0 starts the game)."""
     num_players = max((len(r["lineup"]) for r in records), default=0)
     out = []
     for s in range(num_players):
-        rs = [r for r in records if len(r["lineup"]) > s]
-        wins = sum(r["win_share"][s] for r in rs)
-        lo, hi = wilson_interval(wins, len(rs))
-        out.append({"seat": s, "games": len(rs), "wins": wins, "win_rate": wins / len(rs) if rs else math.nan,
-                    "ci_low": lo, "ci_high": hi,
-                    "mean_score": sum(r["scores"][s] for r in rs) / len(rs) if rs else math.nan})
+        rs = [(i, r) for i, r in enumerate(records) if len(r["lineup"]) > s]
+        shares = [r["win_share"][s] for _, r in rs]
+        clusters = [deal_cluster(r, i) for i, r in rs]
+        rate = cluster_rate(shares, clusters)
+        strict = cluster_rate([1.0 if is_sole_win(x) else 0.0 for x in shares], clusters)
+        out.append({"seat": s, "games": len(rs), "wins": sum(shares), **_rate_fields("", rate),
+                    **_rate_fields("strict_", strict),
+                    "mean_score": sum(r["scores"][s] for _, r in rs) / len(rs) if rs else math.nan})
     return out
 
 
-SUMMARY_FIELDS = ["agent", "games", "wins", "shared_wins", "win_rate", "ci_low", "ci_high", "mean_score",
-                  "score_std", "mean_margin", "moves", "sec_per_move", "seat_games", "seat_win_rate"]
-GAME_FIELDS = ["group", "game", "deal_seed", "agents", "scores", "winners", "win_share", "margins", "steps",
+SUMMARY_FIELDS = ["agent", "games", "n_seat_games", "deals", "wins", "strict_wins", "shared_wins", "win_rate",
+                  "ci_low", "ci_high", "strict_win_rate", "strict_ci_low", "strict_ci_high", "design_effect",
+                  "mean_score", "score_std", "mean_margin", "moves", "sec_per_move", "seat_games", "seat_win_rate"]
+GAME_FIELDS = ["group", "game", "deal", "deal_seed", "agents", "scores", "winners", "win_share", "margins", "steps",
                "moves", "think_seconds", "wall_seconds"]
 
 
+def counts_seat_games(rows: Sequence[dict[str, Any]]) -> bool:
+    """Whether some agent took several seats of a game (its rates are then over more seat-games than games)."""
+    return any(r.get("n_seat_games", r["games"]) != r["games"] for r in rows)
+
+
+def rate_cells(r: dict[str, Any]) -> list[str]:
+    """``win rate``, ``95% CI``, ``strict win rate``, ``strict 95% CI`` cells of a summary row."""
+    return [f"{r['win_rate']:.3f}", fmt_ci(r["ci_low"], r["ci_high"]),
+            f"{r['strict_win_rate']:.3f}", fmt_ci(r["strict_ci_low"], r["strict_ci_high"])]
+
+
+RATE_HEADERS = ["win rate", "95% CI", "strict win rate", "strict 95% CI"]
+
+
 def summary_table(rows: Sequence[dict[str, Any]]) -> str:
-    """Per-agent summary rows as an aligned terminal table."""
-    headers = ["agent", "games", "wins", "win rate", "95% CI", "mean score", "mean margin", "s/move"]
-    body = [[r["agent"], str(r["games"]), f"{r['wins']:g}", f"{r['win_rate']:.3f}",
-             fmt_ci(r["ci_low"], r["ci_high"]), f"{r['mean_score']:.2f}", f"{r['mean_margin']:+.2f}",
-             "-" if math.isnan(r["sec_per_move"]) else f"{r['sec_per_move']:.2e}"] for r in rows]
+    """Per-agent summary rows as an aligned terminal table (a ``seat-games`` column when an agent
+    took several seats of a game)."""
+    seat_col = counts_seat_games(rows)
+    headers = ["agent", "games"] + (["seat-games"] if seat_col else []) + ["wins"] + RATE_HEADERS + \
+        ["mean score", "mean margin", "s/move"]
+    body = [[r["agent"], str(r["games"])] + ([str(r["n_seat_games"])] if seat_col else []) + [f"{r['wins']:g}"]
+            + rate_cells(r) + [f"{r['mean_score']:.2f}", f"{r['mean_margin']:+.2f}",
+                               "-" if math.isnan(r["sec_per_move"]) else f"{r['sec_per_move']:.2e}"] for r in rows]
     return text_table(headers, body)
 
 
@@ -423,8 +499,14 @@ class EvaluationResult:
         c = self.config
         head = (f"{c['num_games']} games, {c['num_players']} players, variant {c['variant']}, seed {c['seed']}"
                 f"{'' if c['balanced'] else ' (seats not balanced: games not a multiple of the rotation)'}")
-        seats = "  ".join(f"seat {s['seat']}: {s['win_rate']:.3f}" for s in self.seats)
-        return f"{head}\n{summary_table(self.agents)}\nwin rate by seat  {seats}"
+        seats = "  ".join(f"seat {s['seat']}: {s['win_rate']:.3f} {fmt_ci(s['ci_low'], s['ci_high'])}"
+                          for s in self.seats)
+        notes = [f"win rate by seat  {seats}", f"({c['win_convention']})"]
+        if counts_seat_games(self.agents):
+            notes.append("(an agent in several seats of a game: its wins, rates and means are per seat-game"
+                         + ("; one agent in every seat plays itself, so its win rate is 1/players by construction"
+                            if len(self.labels) == 1 else "") + ")")
+        return "\n".join([head, summary_table(self.agents)] + notes)
 
     def to_dict(self, include_games: bool = True) -> dict[str, Any]:
         """JSON-ready dict (``games`` holds every game record unless ``include_games=False``)."""
@@ -434,12 +516,12 @@ class EvaluationResult:
         return d
 
     def save(self, out_dir: str | Path, prefix: str = "evaluate") -> dict[str, Path]:
-        """Write ``{prefix}_summary.csv``, ``{prefix}_games.csv``, ``{prefix}.json`` and ``{prefix}.txt``."""
+        """Write ``{prefix}_summary.csv``, ``{prefix}_games.csv.gz``, ``{prefix}.json`` and ``{prefix}.txt``."""
         out = Path(out_dir)
         return {
             "summary_csv": write_csv(out / f"{prefix}_summary.csv", self.agents, SUMMARY_FIELDS),
-            "games_csv": write_csv(out / f"{prefix}_games.csv", game_rows(self.labels, self.records), GAME_FIELDS),
-            "json": write_json(out / f"{prefix}.json", self.to_dict()),
+            "games_csv": write_csv(out / f"{prefix}_games.csv.gz", game_rows(self.labels, self.records), GAME_FIELDS),
+            "json": write_json(out / f"{prefix}.json", self.to_dict(include_games=False)),  # games: the CSV
             "table": write_text(out / f"{prefix}.txt", self.table()),
         }
 
@@ -477,10 +559,10 @@ def evaluate(agent_specs: Sequence[Any], num_games: int = 100, num_players: int 
     config = {"agents": labels, "num_games": num_games, "num_players": num_players, "variant": variant,
               "seed": seed, "workers": resolve_workers(workers), "paired": paired, "balanced": balanced,
               "rotation": len(specs), "wall_seconds": time.perf_counter() - t0,
-              "win_convention": "a k-way shared win counts 1/k of a win; 95% Wilson interval on the fractional rate"}
+              "win_convention": WIN_CONVENTION}
     return EvaluationResult(config, labels, summarize(labels, records), seat_summary(records), records)
 
 
-__all__ = ["AgentSpec", "EvaluationResult", "GameJob", "TimedAgent", "derive_seed", "evaluate", "make_jobs",
-           "parse_agent_spec", "resolve_specs", "run_jobs", "seat_lineup", "summarize", "seat_summary",
-           "summary_table", "to_spec"]
+__all__ = ["AgentSpec", "EvaluationResult", "GameJob", "TimedAgent", "WIN_CONVENTION", "deal_cluster", "derive_seed",
+           "evaluate", "make_jobs", "parse_agent_spec", "resolve_specs", "run_jobs", "seat_lineup", "summarize",
+           "seat_summary", "summary_table", "to_spec"]

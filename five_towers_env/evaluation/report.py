@@ -2,21 +2,12 @@
 from __future__ import annotations
 
 import csv
+import gzip
+import io
 import json
 import math
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
-
-Column = tuple[str, str, Callable[[Any], str]]  # (key, header, formatter)
-
-
-def fmt_float(digits: int = 3) -> Callable[[Any], str]:
-    """A formatter printing numbers with ``digits`` decimals (``-`` for None / NaN)."""
-    def f(v: Any) -> str:
-        if v is None or (isinstance(v, float) and math.isnan(v)):
-            return "-"
-        return f"{v:.{digits}f}"
-    return f
+from typing import Any, Iterable, Sequence
 
 
 def fmt_ci(lo: float | None, hi: float | None, digits: int = 3) -> str:
@@ -69,7 +60,11 @@ def write_json(path: str | Path, obj: Any) -> Path:
 
 
 def write_csv(path: str | Path, rows: Sequence[dict[str, Any]], fieldnames: Sequence[str] | None = None) -> Path:
-    """Write dict rows as CSV (lists joined with ``;``, NaN left empty); create parent folders."""
+    """Write dict rows as CSV (lists joined with ``;``, NaN left empty); create parent folders.
+
+    A path ending in ``.gz`` is gzip-compressed, with no timestamp in the header, so the same rows
+    always give the same bytes (committed result files do not change on a rerun).
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     if fieldnames is None:
@@ -82,11 +77,13 @@ def write_csv(path: str | Path, rows: Sequence[dict[str, Any]], fieldnames: Sequ
             return ""
         return v
 
-    with path.open("w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(fieldnames), extrasaction="ignore")
-        writer.writeheader()
-        for r in rows:
-            writer.writerow({k: cell(v) for k, v in r.items()})
+    buffer = io.StringIO(newline="")
+    writer = csv.DictWriter(buffer, fieldnames=list(fieldnames), extrasaction="ignore")
+    writer.writeheader()
+    for r in rows:
+        writer.writerow({k: cell(v) for k, v in r.items()})
+    data = buffer.getvalue().encode()
+    path.write_bytes(gzip.compress(data, mtime=0) if path.suffix == ".gz" else data)
     return path
 
 

@@ -8,8 +8,14 @@ group, the agents repeated to fill the seats.
 
 * **Win-rate matrix.** Cell ``(row, col)`` is how often ``row`` finished ahead of ``col`` in the
   games where both sat, a tie counting 1/2 (in 2-player games this is exactly the row's win rate
-  against the column, shared wins counting 1/2), with a 95% Wilson interval. When an agent sits
-  several times in one game (fewer agents than seats) every pair of seats is one comparison.
+  against the column, shared wins counting 1/2); its ``strict_win_rate`` counts only finishing
+  strictly ahead. When an agent sits several times in one game (fewer agents than seats) every
+  pair of seats is one comparison. Intervals: 95% Wilson at the cluster-adjusted effective sample
+  size, the clusters being the deals (:func:`~five_towers_env.evaluation.stats.cluster_rate`), so
+  the correlated comparisons of one deal (its seat rotations, and in games of 3+ players the
+  several pairs of seats of a game) are not counted as independent.
+* **Ratings table.** The per-agent rows of :func:`~five_towers_env.evaluation.match.summarize`
+  (win rate with shared wins counting 1/k, strict win rate, cluster intervals) with the ratings.
 * **Elo.** A Bradley-Terry maximum-likelihood fit (deterministic MM iterations, half a virtual win
   each way per pair) of those pairwise results, on the Elo scale with mean 1500. For 2 players it is
   the usual head-to-head Elo; for more it rates pairwise finishing order.
@@ -23,6 +29,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from functools import cached_property
 import time
 import warnings
 import zlib
@@ -31,10 +38,10 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..engine.state import check_setup
-from .match import (SUMMARY_FIELDS, GAME_FIELDS, game_rows, make_jobs, resolve_specs, resolve_workers, run_jobs,
-                    summarize)
+from .match import (RATE_HEADERS, SUMMARY_FIELDS, GAME_FIELDS, counts_seat_games, deal_cluster, game_rows, make_jobs,
+                    rate_cells, resolve_specs, resolve_workers, run_jobs, summarize)
 from .report import fmt_ci, markdown_table, text_table, write_csv, write_json, write_text
-from .stats import elo_ratings, wilson_interval
+from .stats import cluster_rate, elo_ratings
 
 
 def tournament_groups(num_agents: int, num_players: int) -> list[tuple[int, ...]]:
@@ -52,18 +59,30 @@ def group_key(labels: Sequence[str]) -> int:
     return zlib.crc32("\x1f".join(labels).encode())
 
 
-def pairwise_counts(num_agents: int, records: Sequence[dict[str, Any]]) -> tuple[list[list[float]], list[list[int]]]:
-    """``wins[a][b]`` (row finished ahead of column, ties 1/2) and ``n[a][b]`` comparisons."""
-    wins = [[0.0] * num_agents for _ in range(num_agents)]
-    n = [[0] * num_agents for _ in range(num_agents)]
-    for r in records:
+def pairwise_outcomes(records: Sequence[dict[str, Any]]) -> dict[tuple[int, int], tuple[list[float], list[Any]]]:
+    """For each ordered pair of agents ``(a, b)`` that met: the outcome of every comparison (1 when
+    ``a`` finished ahead of ``b``, 1/2 for a tie, 0 behind) and its cluster (the game's deal,
+    :func:`~five_towers_env.evaluation.match.deal_cluster`), in record order."""
+    out: dict[tuple[int, int], tuple[list[float], list[Any]]] = {}
+    for i, r in enumerate(records):
         lineup, scores = r["lineup"], r["scores"]
+        cluster = deal_cluster(r, i)
         for s, t in itertools.permutations(range(len(lineup)), 2):
             a, b = lineup[s], lineup[t]
             if a == b:
                 continue
-            n[a][b] += 1
-            wins[a][b] += 1.0 if scores[s] > scores[t] else 0.5 if scores[s] == scores[t] else 0.0
+            values, clusters = out.setdefault((a, b), ([], []))
+            values.append(1.0 if scores[s] > scores[t] else 0.5 if scores[s] == scores[t] else 0.0)
+            clusters.append(cluster)
+    return out
+
+
+def pairwise_counts(num_agents: int, records: Sequence[dict[str, Any]]) -> tuple[list[list[float]], list[list[int]]]:
+    """``wins[a][b]`` (row finished ahead of column, ties 1/2) and ``n[a][b]`` comparisons."""
+    wins = [[0.0] * num_agents for _ in range(num_agents)]
+    n = [[0] * num_agents for _ in range(num_agents)]
+    for (a, b), (values, _) in pairwise_outcomes(records).items():
+        wins[a][b], n[a][b] = math.fsum(values), len(values)
     return wins, n
 
 
@@ -99,12 +118,22 @@ class TournamentResult:
     openskill: dict[str, dict[str, float]] | None
     records: list[dict[str, Any]] = field(repr=False)
 
+    @cached_property
+    def _outcomes(self) -> dict[tuple[int, int], tuple[list[float], list[Any]]]:
+        return pairwise_outcomes(self.records)
+
     def cell(self, i: int, j: int) -> dict[str, Any]:
-        """Matrix cell: row ``i`` against column ``j`` (rate NaN on the diagonal / pairs that never met)."""
+        """Matrix cell: row ``i`` against column ``j`` (rates NaN on the diagonal / pairs that never met);
+        ``games`` counts comparisons, ``deals`` the deals they came from (the clusters of the intervals)."""
         n, w = self.counts[i][j], self.wins[i][j]
-        lo, hi = wilson_interval(w, n)
-        return {"agent": self.labels[i], "opponent": self.labels[j], "games": n, "wins": w,
-                "win_rate": w / n if n else math.nan, "ci_low": lo, "ci_high": hi}
+        values, clusters = self._outcomes.get((i, j), ([], [])) if i != j else ([], [])
+        rate = cluster_rate(values, clusters)
+        strict_values = [1.0 if v >= 1.0 else 0.0 for v in values]
+        strict = cluster_rate(strict_values, clusters)
+        return {"agent": self.labels[i], "opponent": self.labels[j], "games": n, "deals": rate.clusters, "wins": w,
+                "win_rate": w / n if n else math.nan, "ci_low": rate.ci_low, "ci_high": rate.ci_high,
+                "strict_wins": int(sum(strict_values)), "strict_win_rate": strict.rate,
+                "strict_ci_low": strict.ci_low, "strict_ci_high": strict.ci_high}
 
     def matrix(self) -> list[list[float]]:
         """Win rates, row against column (NaN where undefined)."""
@@ -139,14 +168,16 @@ class TournamentResult:
         return rows
 
     def _rating_rows(self) -> tuple[list[str], list[list[str]]]:
-        headers = ["agent", "games", "win rate", "95% CI", "mean score", "mean margin", "s/move", "Elo"]
+        seat_col = counts_seat_games(self.overall)
+        headers = ["agent", "games"] + (["seat-games"] if seat_col else []) + RATE_HEADERS + \
+            ["mean score", "mean margin", "s/move", "Elo"]
         if self.openskill is not None:
             headers += ["OpenSkill mu", "sigma", "ordinal"]
         rows = []
         for r in self.ranking():
-            row = [r["agent"], str(r["games"]), f"{r['win_rate']:.3f}", fmt_ci(r["ci_low"], r["ci_high"]),
-                   f"{r['mean_score']:.2f}", f"{r['mean_margin']:+.2f}",
-                   "-" if math.isnan(r["sec_per_move"]) else f"{r['sec_per_move']:.2e}", f"{r['elo']:.0f}"]
+            row = ([r["agent"], str(r["games"])] + ([str(r["n_seat_games"])] if seat_col else []) + rate_cells(r)
+                   + [f"{r['mean_score']:.2f}", f"{r['mean_margin']:+.2f}",
+                      "-" if math.isnan(r["sec_per_move"]) else f"{r['sec_per_move']:.2e}", f"{r['elo']:.0f}"])
             if self.openskill is not None:
                 o = self.openskill[r["agent"]]
                 row += [f"{o['mu']:.2f}", f"{o['sigma']:.2f}", f"{o['ordinal']:.2f}"]
@@ -164,14 +195,16 @@ class TournamentResult:
         note = "" if self.openskill is not None else "\n(OpenSkill ratings skipped: pip install openskill)"
         return (f"{self._header()}\nwin rate, row vs column:\n"
                 f"{text_table(['agent'] + self.labels, self._matrix_cells(with_ci=False))}\n\n"
-                f"{text_table(headers, rows)}{note}")
+                f"{text_table(headers, rows)}\n({self.config['win_convention']}){note}")
 
     def markdown(self) -> str:
         """Markdown: the matrix with 95% intervals and the ratings table."""
         headers, rows = self._rating_rows()
-        return (f"# {self._header()}\n\n## Win rate, row vs column (95% Wilson interval)\n\n"
+        return (f"# {self._header()}\n\n"
+                "## Win rate, row vs column (95% Wilson interval at the cluster-adjusted sample size, "
+                "clusters = deals)\n\n"
                 f"{markdown_table(['agent'] + self.labels, self._matrix_cells(with_ci=True))}\n\n"
-                f"## Ratings\n\n{markdown_table(headers, rows)}\n")
+                f"## Ratings\n\n{markdown_table(headers, rows)}\n\n{self.config['win_convention']}\n")
 
     def to_dict(self, include_games: bool = True) -> dict[str, Any]:
         """JSON-ready dict."""
@@ -204,10 +237,10 @@ class TournamentResult:
         paths = {
             "matrix_csv": write_csv(out / f"{prefix}_matrix.csv", wide, ["agent"] + self.labels),
             "pairs_csv": write_csv(out / f"{prefix}_pairs.csv", self.pairs(),
-                                   ["agent", "opponent", "games", "wins", "win_rate", "ci_low", "ci_high"]),
+                                   PAIR_FIELDS),
             "ratings_csv": write_csv(out / f"{prefix}_ratings.csv", ratings, rating_fields),
-            "games_csv": write_csv(out / f"{prefix}_games.csv", game_rows(self.labels, self.records), GAME_FIELDS),
-            "json": write_json(out / f"{prefix}.json", self.to_dict()),
+            "games_csv": write_csv(out / f"{prefix}_games.csv.gz", game_rows(self.labels, self.records), GAME_FIELDS),
+            "json": write_json(out / f"{prefix}.json", self.to_dict(include_games=False)),  # games: the CSV
             "markdown": write_text(out / f"{prefix}.md", self.markdown()),
         }
         if plot:
@@ -215,6 +248,16 @@ class TournamentResult:
             if png is not None:
                 paths["png"] = png
         return paths
+
+
+PAIR_FIELDS = ["agent", "opponent", "games", "deals", "wins", "win_rate", "ci_low", "ci_high", "strict_wins",
+               "strict_win_rate", "strict_ci_low", "strict_ci_high"]
+
+#: what the rates and intervals of :func:`round_robin` mean (also in its config and tables)
+WIN_CONVENTION = ("matrix / pairs: win_rate = row finished ahead of column, a tie counts 1/2; strict_win_rate: "
+                  "strictly ahead only; ratings rows: win_rate with a k-way shared win counting 1/k, "
+                  "strict_win_rate: sole wins only, per seat-game; 95% intervals: Wilson at the cluster-adjusted "
+                  "effective sample size, clusters = deals (each game its own deal when unpaired)")
 
 
 def plot_matrix(result: TournamentResult, path: str | Path) -> Path | None:
@@ -292,10 +335,11 @@ def round_robin(agent_specs: Sequence[Any], games: int = 100, num_players: int =
               "balanced": balanced, "rotation": rotation, "wall_seconds": wall,
               "elo_basis": "head-to-head games" if num_players == 2 else "pairwise finishing order",
               "openskill": skill is not None,
-              "win_convention": "tie counts 1/2; 95% Wilson interval on the fractional rate"}
+              "win_convention": WIN_CONVENTION}
     return TournamentResult(config, labels, [[labels[a] for a in g] for g in groups], wins, counts, overall,
                             skill, records)
 
 
-__all__ = ["TournamentResult", "round_robin", "plot_matrix", "pairwise_counts", "openskill_ratings",
+__all__ = ["TournamentResult", "round_robin", "plot_matrix", "pairwise_counts", "pairwise_outcomes",
+           "openskill_ratings",
            "tournament_groups", "group_key"]
