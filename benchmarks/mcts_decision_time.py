@@ -9,7 +9,7 @@ figure on a shared, loaded machine). Reports the mean per decision with more tha
 action (what ``five-towers evaluate`` reports as s/move, since in the default mode only those
 reach the agent) and per decision of any kind.
 
-    python benchmarks/mcts_decision_time.py --simulations 400 --games 6 --json results/mcts_2p/decision_time.json
+    python benchmarks/mcts_decision_time.py --simulations 400 --games 6 --json runs/mcts_decision_time.json
 """
 from __future__ import annotations
 

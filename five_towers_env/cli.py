@@ -2,15 +2,17 @@
 
     five-towers play --agents heuristic random --seed 3
     five-towers evaluate --agents heuristic random --games 1000 --players 2 --variant base --seed 0 \\
-        --workers 4 --out results/
-    five-towers tournament --agents random greedy heuristic --games 1000 --workers 4 --out results/
+        --workers 2 --out runs/eval
+    five-towers tournament --agents random greedy heuristic --games 1000 --workers 2 --out runs/tournament
 
 Agents are registry names, optionally with settings: ``mcts:simulations=100,c=1.4``.
 """
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
+from pathlib import Path
 from typing import Callable, Sequence
 
 from .agents.registry import AGENTS
@@ -20,25 +22,50 @@ AGENT_HELP = (f"agents: registry names ({', '.join(AGENTS)}), optionally with se
               "e.g. mcts:simulations=100,c=1.4")
 
 
+def _int(text: str, wanted: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be {wanted}, got {text!r}") from None
+
+
 def _players(text: str) -> int:
-    n = int(text)
+    wanted = "one of " + ", ".join(map(str, range(MIN_PLAYERS, MAX_PLAYERS + 1)))
+    n = _int(text, wanted)
     if not MIN_PLAYERS <= n <= MAX_PLAYERS:
-        raise argparse.ArgumentTypeError(f"players must be {MIN_PLAYERS}..{MAX_PLAYERS}")
+        raise argparse.ArgumentTypeError(f"must be {wanted}, got {text!r}")
     return n
 
 
 def _nonneg(text: str) -> int:
-    n = int(text)
+    n = _int(text, "an integer >= 0")
     if n < 0:
-        raise argparse.ArgumentTypeError("must be a non-negative integer")
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}")
     return n
 
 
 def _positive(text: str) -> int:
-    n = int(text)
+    n = _int(text, "an integer >= 1")
     if n < 1:
-        raise argparse.ArgumentTypeError("must be a positive integer")
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}")
     return n
+
+
+def _workers(text: str) -> int:
+    wanted = "an integer >= 0 (1: in this process, 0: every CPU)"
+    n = _int(text, wanted)
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"must be {wanted}, got {text!r}")
+    return n
+
+
+def _folder_problem(path: str | Path) -> str | None:
+    """Why ``path`` cannot be (or become) a folder: it, or a folder above it, is a file."""
+    for p in (Path(path), *Path(path).parents):
+        if p.exists():
+            return None if p.is_dir() else (f"{path} is a file, not a folder" if p == Path(path)
+                                            else f"{p} (in {path}) is a file, not a folder")
+    return None
 
 
 def _add_common(p: argparse.ArgumentParser, games_help: str, players_help: str,
@@ -48,7 +75,7 @@ def _add_common(p: argparse.ArgumentParser, games_help: str, players_help: str,
     p.add_argument("--games", type=_positive, default=100, help=games_help)
     p.add_argument("--variant", choices=VARIANTS, default="base")
     p.add_argument("--seed", type=_nonneg, default=0, help="run seed; every game's seeds derive from it (default 0)")
-    p.add_argument("--workers", type=int, default=1,
+    p.add_argument("--workers", type=_workers, default=1,
                    help="processes (1: in this process; 0: every CPU); results do not depend on it (default 1)")
     p.add_argument("--out", metavar="DIR", help="folder for CSV / JSON (and other) result files")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -131,41 +158,78 @@ def cmd_tournament(args: argparse.Namespace) -> int:
 # -- train ------------------------------------------------------------------------------------
 
 def _override(text: str) -> tuple[str, object]:
-    import yaml
-
     key, sep, value = text.partition("=")
-    if not sep or not key:
-        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
-    return key.strip(), yaml.safe_load(value)
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, e.g. total_timesteps=200000, got {text!r}")
+    try:
+        import yaml
+    except ImportError:  # cmd_train reports the missing rl extra before any value is used
+        return key.strip(), value
+    try:
+        return key.strip(), yaml.safe_load(value)
+    except yaml.YAMLError as e:
+        raise argparse.ArgumentTypeError(f"{text!r}: the value is not valid YAML: {e}") from None
+
+
+#: module -> the package of the rl extra that provides it
+RL_MODULES = {"yaml": "pyyaml", "torch": "torch", "stable_baselines3": "stable-baselines3",
+              "sb3_contrib": "sb3-contrib", "tensorboard": "tensorboard", "tqdm": "tqdm"}
+RL_INSTALL = ('pip install -e ".[rl]"  (in a clone of the repository; on a machine without an NVIDIA GPU, '
+              "first: pip install torch --index-url https://download.pytorch.org/whl/cpu)")
+
+
+def missing_rl_packages(progress: bool = True) -> list[str]:
+    """The packages of the ``rl`` extra that training needs and are not installed (tqdm only for
+    progress bars)."""
+    missing = []
+    for module, package in RL_MODULES.items():
+        if module == "tqdm" and not progress:
+            continue
+        try:
+            found = importlib.util.find_spec(module) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            missing.append(package)
+    return missing
+
+
+def _train_error(message: str) -> int:
+    print(f"five-towers train: error: {message}", file=sys.stderr)
+    return 2
 
 
 def cmd_train(args: argparse.Namespace) -> int:
     """Train (or resume) a self-play run, then print its policy's results against the baselines."""
-    from .training.config import ConfigError, apply_overrides, config_from_dict, config_to_dict, load_config
+    missing = missing_rl_packages(progress=not args.no_progress)
+    if missing:
+        return _train_error(f"training needs the rl extra, and {', '.join(missing)} "
+                            f"{'is' if len(missing) == 1 else 'are'} not installed; install it with\n  {RL_INSTALL}")
+    from .training.config import ConfigError, build_config, config_to_dict, load_config
 
     try:
-        from .training.selfplay import evaluation_table, format_evaluation_table, resume_config, train
-    except ImportError as exc:  # torch / sb3 missing
-        print(f"training needs the rl extra (pip install -e \".[rl]\"): {exc}", file=sys.stderr)
-        return 2
+        from .training.selfplay import final_evaluation, resume_config, train
+    except ImportError as exc:  # an rl package present but broken
+        return _train_error(f"training needs the rl extra ({exc}); install it with\n  {RL_INSTALL}")
     overrides = dict(args.set)
     try:
         if args.config:
             cfg = load_config(args.config, overrides)
         else:
-            cfg = config_from_dict(apply_overrides(config_to_dict(resume_config(args.resume)), overrides))
-    except (ConfigError, FileNotFoundError) as exc:
-        print(f"five-towers train: {exc}", file=sys.stderr)
-        return 2
+            cfg = build_config(config_to_dict(resume_config(args.resume)), overrides,
+                               source=str(Path(args.resume).with_suffix(".json")))
+    except (ConfigError, ValueError, OSError) as exc:  # bad config, --set or checkpoint
+        return _train_error(str(exc))
+    problem = _folder_problem(cfg.run_dir)
+    if problem:
+        return _train_error(f"out_dir / name: the run folder {cfg.run_dir} cannot be made: {problem}")
     print(f"run folder: {cfg.run_dir}")
     policy = train(cfg, resume=args.resume, progress=not args.no_progress)
     print(f"exported policy: {policy}  (play it as the agent ppo:path={policy})")
     games = cfg.final_eval_games if args.eval_games is None else args.eval_games
     if games:
-        rows = evaluation_table(policy, cfg.num_players, cfg.variant, cfg.eval_opponents, games, seed=cfg.seed,
-                                workers=args.workers, progress=not args.no_progress)
-        print(f"\n{policy} against the baselines ({cfg.num_players} players, {cfg.variant}, {games} games each):")
-        print(format_evaluation_table(rows))
+        # printed, and saved as final_eval.md / final_eval.json in the run folder
+        print("\n" + final_evaluation(policy, cfg, games, workers=args.workers, progress=not args.no_progress))
     return 0
 
 
@@ -187,17 +251,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--unpaired", action="store_true", help="as for evaluate")
     p.add_argument("--every-move", action="store_true", help="print the table after every move (default: each round)")
     p.add_argument("--quiet", action="store_true", help="print only the result")
-    p.set_defaults(func=cmd_play)
+    p.set_defaults(func=cmd_play, parser=p)
 
     p = sub.add_parser("evaluate", help="seat-rotated seeded games between agents: win rates with 95%% CIs")
     _add_common(p, "games to play (default 100; a multiple of the number of agents balances the seats)",
                 "seats per game (default: the number of agents, at least 2)")
-    p.set_defaults(func=cmd_evaluate)
+    p.set_defaults(func=cmd_evaluate, parser=p)
 
     p = sub.add_parser("tournament", help="round robin: win-rate matrix, Elo and OpenSkill ratings, plot")
     _add_common(p, "games per pairing / group (default 100)", "seats per game (default 2)", players_default=2)
     p.add_argument("--no-plot", action="store_true", help="skip the PNG of the win-rate matrix")
-    p.set_defaults(func=cmd_tournament)
+    p.set_defaults(func=cmd_tournament, parser=p)
 
     p = sub.add_parser("train", help="self-play MaskablePPO training from a YAML config (needs the rl extra)")
     source = p.add_mutually_exclusive_group(required=True)
@@ -211,9 +275,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--eval-games", type=_nonneg, default=None,
                    help="games per baseline in the evaluation table printed at the end "
                         "(default: the config's final_eval_games; 0 skips it)")
-    p.add_argument("--workers", type=int, default=1, help="processes for that evaluation (default 1)")
+    p.add_argument("--workers", type=_workers, default=1,
+                   help="processes for that evaluation (1: in this process; 0: every CPU; default 1)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
-    p.set_defaults(func=cmd_train)
+    p.set_defaults(func=cmd_train, parser=p)
 
     return parser
 
@@ -222,19 +287,30 @@ def _check_agents(parser: argparse.ArgumentParser, agents: Sequence[str]) -> Non
     """Turn a bad agent name or setting into a usage error before any game starts."""
     from .evaluation.match import resolve_specs
 
-    try:
-        for spec in resolve_specs(agents):
-            spec.build(0)
-    except (ValueError, TypeError, ImportError) as exc:
-        parser.error(f"bad --agents: {exc}")
+    for text in agents:
+        try:
+            for spec in resolve_specs([text]):
+                spec.build(0)
+        except (ValueError, TypeError, ImportError, OSError) as exc:
+            parser.error(f"argument --agents: {text}: {exc}")
+
+
+def _check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Checks of the parsed arguments that need more than one argument or the file system."""
+    out = getattr(args, "out", None)
+    if out is not None:
+        problem = _folder_problem(out) if out.strip() else "an empty path"
+        if problem:
+            parser.error(f"argument --out: must be a folder (made if missing): {problem}")
+    if getattr(args, "agents", None):
+        _check_agents(parser, args.agents)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``five-towers`` console script; returns the exit status."""
+    """Entry point of the ``five-towers`` console script; returns the exit status (2 for a usage error)."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    if getattr(args, "agents", None):
-        _check_agents(parser, args.agents)
+    _check_args(args.parser, args)
     func: Callable[[argparse.Namespace], int] = args.func
     return func(args)
 

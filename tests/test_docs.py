@@ -36,3 +36,79 @@ def test_dict_table_matches_code():
     start = ENV_DOC.index("<!-- dict-table:start -->") + len("<!-- dict-table:start -->")
     end = ENV_DOC.index("<!-- dict-table:end -->")
     assert ENV_DOC[start:end].strip() == dict_layout_table().strip(), "docs/environment.md dict table is stale"
+
+
+# -- the README's published figures are the result files' ---------------------------------------
+
+RESULTS = ROOT / "results"
+
+
+def _csv(path):
+    import csv
+
+    with open(path, newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def _rate_cells(row, prefix=""):
+    rate, lo, hi = (float(row[f"{prefix}{k}"]) for k in ("win_rate", "ci_low", "ci_high"))
+    return f"{rate:.3f} | [{lo:.3f}, {hi:.3f}]"
+
+
+def headline_rows() -> list[str]:
+    """The README's table of the shipped policy, written from results/headline_2p."""
+    pairs = {r["opponent"]: r for r in _csv(RESULTS / "headline_2p/tournament/tournament_pairs.csv") if r["agent"] == "ppo"}
+    mcts = next(r for r in _csv(RESULTS / "headline_2p/mcts_vs_ppo/evaluate_summary.csv") if r["agent"] == "ppo")
+    rows = [(opp, pairs[opp]) for opp in ("random", "greedy", "heuristic")] + [("mcts (400 simulations)", mcts)]
+    return [f"| {label} | {int(r['games']):,} ({int(r['deals'])}) | {_rate_cells(r)} | {_rate_cells(r, 'strict_')} |"
+            for label, r in rows]
+
+
+def baseline_rows() -> list[str]:
+    """The README's matrix of the baselines (tie = 1/2), written from the same tournament and MCTS files."""
+    matrix = {r["agent"]: r for r in _csv(RESULTS / "headline_2p/tournament/tournament_matrix.csv")}
+    order = ["ppo", "heuristic", "greedy", "random"]
+    mcts = {opp: next(r for r in _csv(RESULTS / f"headline_2p/mcts_vs_{opp}/evaluate_summary.csv")
+                      if r["agent"].startswith("mcts"))
+            for opp in ("ppo", "heuristic")}
+    lines = []
+    for a in order:
+        cells = ["-" if a == b else f"{float(matrix[a][b]):.3f}" for b in order]
+        lines.append(f"| {a} | " + " | ".join(cells) + " |")
+    cells = [f"{float(mcts[b]['win_rate']):.3f}" if b in mcts else "" for b in order]
+    lines.append("| mcts (400 simulations) | " + " | ".join(cells) + " |")
+    return lines
+
+
+def test_readme_headline_tables_are_the_result_files():
+    for row in headline_rows() + baseline_rows():
+        assert row in README, f"README lacks the row written from results/: {row}"
+
+
+def test_readme_speed_table_is_the_benchmark_file():
+    import importlib.util
+    import json
+
+    spec = importlib.util.spec_from_file_location("speed_table", ROOT / "benchmarks" / "speed_table.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    table = module.speed_table(json.loads((RESULTS / "benchmark.json").read_text()))
+    assert table in README, "README speed table differs from results/benchmark.json (benchmarks/speed_table.py)"
+
+
+def test_readme_quick_start_table_is_the_committed_run():
+    text = (RESULTS / "ppo_quick_2p" / "final_eval.md").read_text()
+    table = text.split("```")[1].strip("\n")  # the table exactly as `five-towers train` printed it
+    assert table.count("\n") >= 4 and table in README, \
+        "README quick-start table differs from results/ppo_quick_2p/final_eval.md"
+
+
+def test_readme_links_stay_inside_the_repository():
+    import re
+
+    for doc in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for target in re.findall(r"\]\(([^)#]+)", doc.read_text()):
+            if target.startswith(("http://", "https://")):
+                continue
+            assert (doc.parent / target).resolve().is_relative_to(ROOT), f"{doc.name} links outside the repo: {target}"
+            assert (doc.parent / target).exists(), f"{doc.name} links to a missing file: {target}"

@@ -12,7 +12,7 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 import five_towers_env
-from five_towers_env.engine import IllegalActionError, save_position
+from five_towers_env.engine import IllegalActionError, PositionError
 from five_towers_env.engine import actions as A
 from five_towers_env.engine.cards import CARD_NAMES, TYPES
 from five_towers_env.environment import OBS_SIZE, env as make_env, layout_table, pieces, raw_env
@@ -454,20 +454,36 @@ def test_obs_size_and_layout_table():
     assert e.observe("player_0")["observation"].shape == (OBS_SIZE,)
 
 
-def test_position_from_env_matches_engine():
-    e = raw_env(num_players=2)
+def test_position_from_env_restores_the_game():
+    # env.position() holds the whole game, deck order included: an environment reset to a round-start
+    # position (from another seed) plays on exactly as the original until the reshuffle, which the
+    # position does not fix (it is drawn from the environment's own generator)
+    e = raw_env(num_players=3, variant="great_powers", explicit=True)
     e.reset(seed=0)
-    assert e.position() == save_position(e.game)
+    rng = random.Random(0)
+    while e.game.rounds_played < 3:
+        e.step(rng.choice(e.legal_actions()))
+    copy_ = raw_env(num_players=3, variant="great_powers", explicit=True)
+    copy_.reset(seed=123, options={"position": e.position()})
+    compared = 0
+    while not e.game.deck_ran_out:
+        assert copy_.position() == e.position() and _all_obs(copy_) == _all_obs(e)
+        assert copy_.agent_selection == e.agent_selection
+        a = rng.choice(e.legal_actions())
+        e.step(a)
+        copy_.step(a)
+        compared += 1
+    assert compared > 50
 
 
 # -- seeding across resets --------------------------------------------------------------------
 
-@pytest.mark.parametrize("position_players", [3, 2], ids=["other_setup", "same_setup"])
+@pytest.mark.parametrize("position_players", [3, 2])
 def test_seeded_reset_from_a_position_keeps_the_seed(position_players):
     pos = {"num_players": position_players, "display": ["candy-1", "candy-2"]}
 
     def next_game_deck():
-        e = raw_env(num_players=2)
+        e = raw_env(num_players=position_players)
         e.reset(seed=1, options={"position": copy.deepcopy(pos)})
         e.reset()
         return e.position()["deck"]
@@ -517,12 +533,17 @@ def test_dict_observation_in_space_and_equal_to_the_flat_one(n, variant):
     assert d.observation_space("player_0") is space
 
 
-def test_dict_observation_kept_when_a_position_changes_the_setup():
+def test_position_of_another_setup_rejected_and_dict_observation_kept():
     e = raw_env(num_players=2, observation="dict")
-    e.reset(seed=0, options={"position": {"num_players": 3, "display": ["candy-1", "candy-2"]}})
-    assert e.num_players == 3 and e.observation_mode == "dict"
-    obs = e.observe("player_2")
-    assert isinstance(obs["observation"], dict) and obs in e.observation_space("player_2")
+    e.reset(seed=0)
+    before = e.position()
+    with pytest.raises(PositionError, match="position has 3 players but this environment was made with num_players=2"):
+        e.reset(seed=0, options={"position": {"num_players": 3, "display": ["candy-1", "candy-2"]}})
+    assert e.num_players == 2 and e.observation_mode == "dict" and e.position() == before
+    e3 = raw_env(num_players=3, observation="dict")
+    e3.reset(seed=0, options={"position": {"num_players": 3, "display": ["candy-1", "candy-2"]}})
+    obs = e3.observe("player_2")
+    assert isinstance(obs["observation"], dict) and obs in e3.observation_space("player_2")
 
 
 def test_flat_observation_is_the_default():

@@ -64,7 +64,7 @@ def test_round_trip_random_round_starts(n, variant):
 def test_env_reset_from_position_round_trip(variant):
     for s in round_starts(3, variant, seed=7, every=5)[:6]:
         pos = save_position(s)
-        env = raw_env(num_players=2, variant="base", explicit=True)
+        env = raw_env(num_players=3, variant=variant, explicit=True)
         env.reset(seed=1, options={"position": copy.deepcopy(pos)})
         assert env.position() == pos
         assert env.num_players == 3 and env.variant == variant

@@ -56,25 +56,64 @@ def export_policy(model: Any, path: str | Path, **meta: Any) -> Path:
     return path
 
 
+def _check_policy_path(path: Path) -> None:
+    """Raise a clear error for a policy path that is missing, a folder, or not a zip archive
+    (an ``.npz`` and an sb3 ``.zip`` both are)."""
+    import zipfile
+
+    if path.is_dir():
+        inside = sorted(path.glob("*.npz"))
+        hint = f" (it holds {', '.join(p.name for p in inside[:3])})" if inside else ""
+        raise IsADirectoryError(f"ppo: {path} is a folder, not a policy file; give an exported policy .npz "
+                                f"or a checkpoint .zip{hint}")
+    if not path.exists():
+        raise FileNotFoundError(f"ppo: no policy file at {path}")
+    if not zipfile.is_zipfile(path):
+        raise ValueError(f"ppo: {path} is not a policy .npz/.zip: not a zip archive (expected a policy "
+                         "exported by training, e.g. runs/<name>/policy.npz, or a checkpoint step_N.zip)")
+
+
 def _load_arrays(path: Path) -> tuple[str, dict[str, np.ndarray], str, dict[str, Any]]:
     """``(architecture, float32 weight arrays by name, activation, meta)`` of a policy file."""
+    _check_policy_path(path)
     if path.suffix == ".zip":
         import tempfile
 
-        from sb3_contrib import MaskablePPO
-
-        model = MaskablePPO.load(path, device="cpu")
+        try:
+            from sb3_contrib import MaskablePPO
+        except ImportError as e:
+            raise ImportError(f"ppo: reading the checkpoint {path} needs the rl extra (pip install -e \".[rl]\"); "
+                              f"an exported policy .npz needs numpy alone ({e})") from e
+        try:
+            model = MaskablePPO.load(path, device="cpu")
+        except Exception as e:  # sb3 raises many kinds for a zip that is not one of its checkpoints
+            raise ValueError(f"ppo: {path} is not a policy .npz/.zip: not a MaskablePPO checkpoint "
+                             f"({type(e).__name__}: {e})") from e
         with tempfile.TemporaryDirectory() as tmp:
             return _load_arrays(export_policy(model, Path(tmp) / "policy.npz"))
     import ast
 
-    with np.load(path, allow_pickle=False) as data:
-        version = int(data["format"])
+    try:
+        data = np.load(path, allow_pickle=False)
+    except (ValueError, OSError, EOFError) as e:
+        raise ValueError(f"ppo: {path} is not a policy .npz/.zip: {e}") from e
+    if not isinstance(data, np.lib.npyio.NpzFile):
+        raise ValueError(f"ppo: {path} is not a policy .npz/.zip: it holds one array, not a policy's entries")
+    with data:
+        missing = [k for k in ("format", "activation", "meta") if k not in data.files]
+        if missing:
+            raise ValueError(f"ppo: {path} is not a policy .npz/.zip: no {', '.join(map(repr, missing))} "
+                             f"entr{'ies' if len(missing) > 1 else 'y'} (it holds {', '.join(data.files[:6]) or 'nothing'})")
+        try:
+            version = int(data["format"])
+            arch = str(data["architecture"]) if "architecture" in data.files else "mlp"
+            arrays = {k: data[k].astype(np.float32) for k in data.files if k.startswith(("w", "b", "typed."))}
+            activation, meta = str(data["activation"]), ast.literal_eval(str(data["meta"]))
+        except (ValueError, TypeError, SyntaxError, OSError) as e:
+            raise ValueError(f"ppo: {path} is not a policy .npz/.zip: {e}") from e
         if version not in (1, FORMAT):
             raise ValueError(f"{path}: policy format {version}, this version reads 1 and {FORMAT}")
-        arch = str(data["architecture"]) if "architecture" in data.files else "mlp"
-        arrays = {k: data[k].astype(np.float32) for k in data.files if k.startswith(("w", "b", "typed."))}
-        return arch, arrays, str(data["activation"]), ast.literal_eval(str(data["meta"]))
+        return arch, arrays, activation, meta
 
 
 class _TypedForward:
@@ -122,12 +161,20 @@ class PolicyAgent:
     def __init__(self, path: str | Path | None = None, seed: int | None = None,
                  deterministic: bool = True, name: str = "ppo") -> None:
         self.path = Path(path) if path is not None else SHIPPED_POLICY
-        if not self.path.exists():
-            raise FileNotFoundError(f"no policy file at {self.path}")
         self.architecture, arrays, activation, self.meta = _load_arrays(self.path)
-        self._typed = _TypedForward(arrays) if self.architecture == "typed" else None
+        if self.architecture not in ("mlp", "typed") or activation not in _ACTIVATIONS:
+            raise ValueError(f"ppo: {self.path}: unknown architecture {self.architecture!r} or activation "
+                             f"{activation!r} (this version reads mlp / typed and {', '.join(_ACTIVATIONS)})")
+        try:
+            self._typed = _TypedForward(arrays) if self.architecture == "typed" else None
+            if self._typed is None:
+                self.layers = [(arrays[f"w{i}"], arrays[f"b{i}"])
+                               for i in range(sum(k.startswith("w") for k in arrays))]
+                if not self.layers:
+                    raise KeyError("w0")
+        except KeyError as e:
+            raise ValueError(f"ppo: {self.path} is not a policy .npz/.zip: no weight entry {e}") from None
         if self._typed is None:
-            self.layers = [(arrays[f"w{i}"], arrays[f"b{i}"]) for i in range(sum(k.startswith("w") for k in arrays))]
             if self.layers[0][0].shape[1] != OBS_SIZE or self.layers[-1][0].shape[0] != NUM_ACTIONS:
                 raise ValueError(f"{self.path}: network sizes do not match this environment")
             self._act = _ACTIVATIONS[activation]

@@ -1,6 +1,9 @@
 """The PettingZoo AEC environment over the rules engine."""
 from __future__ import annotations
 
+import difflib
+import operator
+import warnings
 from typing import Any
 
 import numpy as np
@@ -9,8 +12,8 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ..engine import actions as A
-from ..engine.position import load_position, save_position
-from ..engine.state import PHASE_NAMES, GameState, IllegalActionError, Phase, check_setup
+from ..engine.position import POSITION_KEYS, PositionError, load_position, save_position
+from ..engine.state import PHASE_NAMES, VARIANTS, GameState, IllegalActionError, Phase, check_setup
 from .dict_observation import dict_observation_space, split_flat
 from .observation import OBS_SIZE, SeatCache, encode
 from .render import render_text
@@ -18,6 +21,36 @@ from .render import render_text
 REWARDS = ("win_loss", "margin")
 GAME_OVER = Phase.GAME_OVER
 OBSERVATIONS = ("flat", "dict")
+
+
+RESET_OPTIONS = ("position", "start_player")
+
+
+class ActionTypeError(IllegalActionError, TypeError):
+    """An action that is not an integer id (a name, a float, a bool); both an ``IllegalActionError``
+    and a ``TypeError``."""
+
+
+def _action_id(action: Any) -> int:
+    """``action`` as an int id: Python and numpy integers (and 0-d integer arrays, as SB3's
+    ``predict`` returns) pass; names, floats and bools raise :class:`ActionTypeError`."""
+    if type(action) is int:  # the common case, first
+        return action
+    if isinstance(action, (bool, np.bool_)):
+        raise ActionTypeError(f"actions are integer ids 0..{A.NUM_ACTIONS - 1}, got the bool {action!r}")
+    try:
+        return operator.index(action)
+    except TypeError:
+        pass
+    if isinstance(action, str):
+        try:
+            hint = f" (here: {A.action_from_name(action)})"
+        except ValueError:
+            hint = ""
+        raise ActionTypeError(f"actions are integer ids 0..{A.NUM_ACTIONS - 1}, got the string {action!r}; "
+                              f"use env.action_from_name({action!r}) to get its id{hint}") from None
+    raise ActionTypeError(f"actions are integer ids 0..{A.NUM_ACTIONS - 1}, got {type(action).__name__} "
+                          f"{action!r}; pass int(...) of an id (env.action_from_name(name) gives one)") from None
 
 
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
@@ -82,17 +115,30 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Start a new game; ``options={"position": {...}}`` starts from a SPEC §8 position."""
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
-        options = options or {}
+        """Start a new game; ``options={"position": {...}}`` starts from a SPEC §8 position with
+        this environment's player count and variant, ``options={"start_player": k}`` a new game with
+        seat ``k`` to start. Bad options raise (``PositionError`` for a position) and change nothing."""
+        options = {} if options is None else options
+        if not isinstance(options, dict):
+            raise TypeError(f"options must be a dict (keys: {', '.join(RESET_OPTIONS)}), got {type(options).__name__}")
+        unknown = sorted(map(str, set(options) - set(RESET_OPTIONS)))
+        if unknown:
+            self._unknown_options(unknown)
+        if "position" in options and "start_player" in options:
+            raise ValueError("reset options 'position' and 'start_player' exclude each other: "
+                             "a position names its own start_player")
+        # the seeded generator is kept only once the new game stands; a rejected position or
+        # start_player consumes no randomness (both are checked before any shuffle)
+        rng = np.random.default_rng(seed) if seed is not None else self._rng
         if "position" in options:
-            game = load_position(options["position"], self._rng)
-            if game.num_players != self.num_players or game.variant != self.variant:
-                self._adopt_setup(game.num_players, game.variant)
+            pos = options["position"]
+            if isinstance(pos, dict):
+                self._check_position_setup(pos)
+            game = load_position(pos, rng)
         else:
-            game = GameState.new_game(self.num_players, self.variant, self._rng,
+            game = GameState.new_game(self.num_players, self.variant, rng,
                                       start_player=options.get("start_player", 0))
+        self._rng = rng
         self.game = game
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
@@ -102,12 +148,32 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         self.infos = {a: {} for a in self.agents}
         self._advance()
 
-    def _adopt_setup(self, num_players: int, variant: str) -> None:
-        # A position may name another player count or variant than the constructor did; the
-        # seeded generator carries over so the next reset() stays reproducible.
-        rng = self._rng
-        self.__init__(num_players, variant, self.render_mode, self.explicit, self.reward_mode, self.observation_mode)
-        self._rng = rng
+    @staticmethod
+    def _unknown_options(unknown: list[str]) -> None:
+        """A misspelt option (``"postion"``) or a position's own keys passed as options raise
+        ``ValueError`` listing the known options; any other unknown key only warns, because
+        PettingZoo's ``api_test`` resets with an arbitrary option and requires it to pass."""
+        known = ", ".join(RESET_OPTIONS)
+        near = {k: difflib.get_close_matches(k.lower(), RESET_OPTIONS, n=1, cutoff=0.75) for k in unknown}
+        if any(near.values()):
+            meant = "; ".join(f"{k!r}: did you mean {m[0]!r}?" for k, m in near.items() if m)
+            raise ValueError(f"unknown reset option(s) {', '.join(map(repr, unknown))} ({meant}); known: {known}")
+        if set(unknown) & set(POSITION_KEYS):
+            raise ValueError(f"unknown reset option(s) {', '.join(map(repr, unknown))}; known: {known} "
+                             "(a position goes in as options={'position': {...}})")
+        warnings.warn(f"reset() ignores unknown option(s) {', '.join(map(repr, unknown))}; known: {known}",
+                      stacklevel=3)
+
+    def _check_position_setup(self, pos: dict) -> None:
+        """A position must be for this environment's player count and variant (its agents and spaces
+        are fixed at construction): raise ``PositionError`` naming both otherwise."""
+        n, variant = pos.get("num_players"), pos.get("variant", "base")
+        if isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n != self.num_players:
+            raise PositionError(f"position has {n} players but this environment was made with "
+                                f"num_players={self.num_players}; make one with raw_env(num_players={n}, ...) for it")
+        if variant in VARIANTS and variant != self.variant:
+            raise PositionError(f"position is for variant {variant!r} but this environment was made with "
+                                f"variant={self.variant!r}; make one with raw_env(variant={variant!r}, ...) for it")
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``{"observation": float32 vector (or dict of float32 arrays), "action_mask": int8}``; the
@@ -130,7 +196,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
             return
         if action is None:
             raise IllegalActionError(self.game.illegal_message(-1) + " (got None for a live agent)")
-        self.game.apply_action(action)
+        self.game.apply_action(_action_id(action))
         self._cumulative_rewards[agent] = 0.0
         self._advance()
         if self.game.phase == GAME_OVER:  # before the end every reward is 0.0: nothing to add

@@ -6,7 +6,9 @@ their defaults) in sections mirroring the dataclasses: top-level run settings, `
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_type_hints
@@ -146,6 +148,43 @@ class TrainConfig:
 _SECTIONS = {"ppo": PPOSettings, "pool": PoolSettings, "imitation": ImitationSettings}
 
 
+def _as_number(value: Any) -> float | None:
+    """``value`` read as a number if it is a string such as ``"1e5"`` (YAML 1.1 reads exponents without
+    a dot as strings), else None."""
+    if isinstance(value, str):
+        try:
+            return float(value.strip())
+        except ValueError:
+            return None
+    return None
+
+
+def _yaml_reads_a_number(text: str) -> bool:
+    try:
+        import yaml
+
+        return isinstance(yaml.safe_load(text), (int, float)) and not isinstance(yaml.safe_load(text), bool)
+    except Exception:
+        return False
+
+
+def _number_hint(key: str, value: Any, hint: type) -> str | None:
+    """A message telling how to write a number YAML did not read as one (or a float given for an int)."""
+    number = _as_number(value)
+    if number is not None and _yaml_reads_a_number(value):  # a quoted number: not YAML's doing
+        return f"{key}: expected {hint.__name__}, got {value!r} (a string: write it without quotes)"
+    yaml_note = f" (YAML reads {value} as a string)" if number is not None else ""
+    if number is None and isinstance(value, float):
+        number = value
+    if number is None or number != number or number in (float("inf"), float("-inf")):
+        return None
+    if hint is int:
+        if not float(number).is_integer():
+            return f"{key} must be an integer, got {value!r}"
+        return f"{key} must be an integer; write {int(number)}{yaml_note}"
+    return f"{key} must be a number; write {number!r}{yaml_note}"
+
+
 def _check_type(key: str, value: Any, hint: Any) -> Any:
     """Return ``value`` as the annotated type, or raise naming ``key``."""
     origin = getattr(hint, "__origin__", None)
@@ -154,7 +193,15 @@ def _check_type(key: str, value: Any, hint: Any) -> Any:
     if hint in (int, str, bool):
         if type(value) is hint:
             return value
+        if hint is int:
+            message = _number_hint(key, value, hint)
+            if message:
+                raise ConfigError(message)
         raise ConfigError(f"{key}: expected {hint.__name__}, got {value!r}")
+    if hint is float:
+        message = _number_hint(key, value, hint)
+        if message:
+            raise ConfigError(message)
     if origin is list:
         (item,) = hint.__args__
         if not isinstance(value, list):
@@ -238,23 +285,66 @@ def config_from_dict(data: dict[str, Any]) -> TrainConfig:
     return validate(_build(TrainConfig, data if data is not None else {}, ""))
 
 
-def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> TrainConfig:
-    """Load a YAML config file; ``overrides`` (dotted keys, e.g. ``{"ppo.n_epochs": 2}``) win."""
+def read_config_file(path: str | Path) -> dict[str, Any]:
+    """The mapping of settings in a YAML config file; raise :class:`ConfigError` for a missing file,
+    a folder, invalid YAML, an empty file or one whose top level is not a mapping."""
     import yaml
 
-    text = Path(path).read_text()
+    path = Path(path)
+    if path.is_dir():
+        raise ConfigError(f"config {path} is a folder, not a YAML file (e.g. configs/ppo_selfplay_2p.yaml)")
+    if not path.exists():
+        raise ConfigError(f"config file {path} does not exist")
     try:
-        data = yaml.safe_load(text)
+        data = yaml.safe_load(path.read_text())
     except yaml.YAMLError as e:
         raise ConfigError(f"{path}: not valid YAML: {e}") from e
-    data = {} if data is None else data
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{path}: cannot read the config: {e}") from e
+    if data is None:
+        raise ConfigError(f"{path}: the config file is empty; it must be a mapping of settings "
+                          "(e.g. total_timesteps: 100000), see configs/ppo_selfplay_2p.yaml")
     if not isinstance(data, dict):
-        raise ConfigError(f"{path}: the config must be a mapping of settings, got {type(data).__name__}")
-    apply_overrides(data, overrides or {})
+        raise ConfigError(f"{path}: the config must be a mapping of settings (key: value lines), "
+                          f"got a {type(data).__name__} at the top level")
+    return data
+
+
+def _show_override(key: str, value: Any) -> str:
+    return f"--set {key}={value if isinstance(value, str) else json.dumps(value, default=str)}"
+
+
+def build_config(data: dict[str, Any], overrides: dict[str, Any] | None = None,
+                 source: str = "config") -> TrainConfig:
+    """Validate ``data`` (read from ``source``, e.g. the file's path) with ``overrides`` (dotted keys
+    from ``--set``) applied; an error names whichever is to blame: the ``--set`` override or ``source``."""
+    overrides = dict(overrides or {})
+    for key, value in overrides.items():  # each override on its own: unknown keys and types
+        try:
+            _build(TrainConfig, apply_overrides({}, {key: value}), "")
+        except ConfigError as e:
+            raise ConfigError(f"{_show_override(key, value)}: {e}") from None
     try:
-        return config_from_dict(data)
+        _build(TrainConfig, data, "")  # the source on its own: unknown keys and types
     except ConfigError as e:
-        raise ConfigError(f"{path}: {e}") from None
+        raise ConfigError(f"{source}: {e}") from None
+    try:
+        source_ok = validate(_build(TrainConfig, data, "")) is not None
+    except ConfigError:
+        source_ok = False
+    try:
+        return config_from_dict(apply_overrides(copy.deepcopy(data), overrides))
+    except ConfigError as e:
+        if overrides and source_ok:  # the overrides broke a valid config
+            shown = " ".join(_show_override(k, v) for k, v in overrides.items())
+            raise ConfigError(f"{shown}: {e}") from None
+        raise ConfigError(f"{source}{' (with the --set overrides)' if overrides else ''}: {e}") from None
+
+
+def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> TrainConfig:
+    """Load a YAML config file; ``overrides`` (dotted keys, e.g. ``{"ppo.n_epochs": 2}``) win.
+    Errors name the file or the override to blame (see :func:`build_config`)."""
+    return build_config(read_config_file(path), overrides, source=str(path))
 
 
 def apply_overrides(data: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
@@ -262,6 +352,9 @@ def apply_overrides(data: dict[str, Any], overrides: dict[str, Any]) -> dict[str
     for dotted, value in overrides.items():
         node = data
         *parents, last = dotted.split(".")
+        if not all(parents) or not last:
+            raise ConfigError(f"bad key {dotted!r}; "
+                              "write a setting or section.setting, e.g. ppo.n_epochs")
         for part in parents:
             node = node.setdefault(part, {})
             if not isinstance(node, dict):

@@ -173,13 +173,13 @@ class Trainer:
 
         self.cfg, self.progress = cfg, progress
         self.run_dir = cfg.run_dir
+        state = checkpoint_state(resume) if resume else None  # before anything is written
         for sub in ("checkpoints", "snapshots"):
             (self.run_dir / sub).mkdir(parents=True, exist_ok=True)
         save_config(cfg, self.run_dir / "config.yaml")
         torch.set_num_threads(cfg.torch_threads)
         self.pool = OpponentPool(cfg.pool, cfg.num_players)
         self.eval_rows: list[dict[str, float]] = []
-        state = json.loads(Path(resume).with_suffix(".json").read_text()) if resume else None
         if state:
             self.pool.snapshots = list(state["snapshots"])
             self.eval_rows = list(state["eval_rows"])
@@ -296,10 +296,62 @@ def train(cfg: TrainConfig, resume: str | Path | None = None, progress: bool = T
     return Trainer(cfg, resume=resume, progress=progress).run()
 
 
+class CheckpointError(ValueError):
+    """A ``--resume`` checkpoint that cannot be resumed from; the message names the file at fault."""
+
+
+def _latest_checkpoints(folder: Path) -> str:
+    found = sorted(folder.glob("step_*.zip")) + sorted(folder.glob("checkpoints/step_*.zip"))
+    found.sort(key=lambda p: int(p.stem[5:]) if p.stem[5:].isdigit() else -1)
+    return f" (e.g. {found[-1]})" if found else ""
+
+
+def checkpoint_state(checkpoint: str | Path) -> dict[str, Any]:
+    """The state saved beside a checkpoint ``step_N.zip`` in ``step_N.json``, after checking both:
+    a missing checkpoint, a missing ``.json`` companion (naming both paths), a folder, a file that is
+    not a checkpoint ``.zip`` or a ``.json`` that is not a checkpoint's raise a clear error
+    (``FileNotFoundError`` for the missing ones, :class:`CheckpointError` for the rest)."""
+    import zipfile
+
+    path = Path(checkpoint)
+    if path.is_dir():
+        raise CheckpointError(f"--resume {path} is a folder; give a checkpoint file, "
+                              f"runs/<name>/checkpoints/step_N.zip{_latest_checkpoints(path)}")
+    if path.suffix != ".zip":
+        hint = f"; did you mean {path.with_suffix('.zip')}?" if path.with_suffix(".zip").is_file() else ""
+        raise CheckpointError(f"--resume takes a checkpoint .zip (runs/<name>/checkpoints/step_N.zip), "
+                              f"got {path}{hint}")
+    companion = path.with_suffix(".json")
+    if not path.exists():
+        also = (f" (its companion {companion} exists: the .zip was moved or deleted)" if companion.exists()
+                else f"{_latest_checkpoints(path.parent.parent if path.parent.name == 'checkpoints' else path.parent)}")
+        raise FileNotFoundError(f"checkpoint {path} does not exist{also}")
+    if not zipfile.is_zipfile(path):
+        raise CheckpointError(f"{path} is not a checkpoint .zip (training saves them as "
+                              "runs/<name>/checkpoints/step_N.zip)")
+    if not companion.is_file():
+        raise FileNotFoundError(f"checkpoint {path} has no companion {companion} (the config, seed, pool and "
+                                "evaluation log saved beside it); both are needed to resume")
+    try:
+        state = json.loads(companion.read_text())
+    except (ValueError, OSError) as e:
+        raise CheckpointError(f"{companion} (the companion of checkpoint {path}) is not valid JSON: {e}") from e
+    missing = [k for k in ("config", "snapshots", "eval_rows") if not isinstance(state, dict) or k not in state]
+    if missing:
+        raise CheckpointError(f"{companion} (the companion of checkpoint {path}) is not a checkpoint's state: "
+                              f"no {', '.join(missing)}")
+    return state
+
+
 def resume_config(checkpoint: str | Path) -> TrainConfig:
-    """The config stored beside a checkpoint."""
-    state = json.loads(Path(checkpoint).with_suffix(".json").read_text())
-    return config_from_dict(state["config"])
+    """The config stored beside a checkpoint (see :func:`checkpoint_state` for the errors)."""
+    from .config import ConfigError
+
+    state = checkpoint_state(checkpoint)
+    try:
+        return config_from_dict(state["config"])
+    except ConfigError as e:
+        raise ConfigError(f"{Path(checkpoint).with_suffix('.json')}: {e}") from None
 
 
 def plot_learning_curve(eval_log: str | Path, png: str | Path, title: str | None = None) -> Path:
@@ -332,7 +384,9 @@ def plot_learning_curve(eval_log: str | Path, png: str | Path, title: str | None
 def evaluation_table(policy: str | Path, num_players: int, variant: str, opponents: list[str], games: int,
                      seed: int = 0, workers: int | None = 1, progress: bool = True) -> list[dict[str, Any]]:
     """The policy against each baseline (``num_players - 1`` copies of it), seats rotated, over
-    ``games`` seeded games: one row per baseline with the policy's win rate, 95% CI, score and margin."""
+    ``games`` seeded paired games: one row per baseline with the policy's
+    :func:`~five_towers_env.evaluation.match.summarize` row (win rate with a shared win counting 1/k,
+    strict win rate, their 95% intervals clustered by deal, score and margin) and ``opponent``."""
     from ..evaluation.match import evaluate
 
     rows = []
@@ -347,9 +401,33 @@ def evaluation_table(policy: str | Path, num_players: int, variant: str, opponen
 
 def format_evaluation_table(rows: list[dict[str, Any]]) -> str:
     """Rows of :func:`evaluation_table` as an aligned text table."""
-    from ..evaluation.report import fmt_ci, text_table
+    from ..evaluation.match import RATE_HEADERS, rate_cells
+    from ..evaluation.report import text_table
 
-    headers = ["against", "games", "win rate", "95% CI", "mean score", "mean margin"]
-    body = [[r["opponent"], str(r["games"]), f"{r['win_rate']:.3f}", fmt_ci(r["ci_low"], r["ci_high"]),
-             f"{r['mean_score']:.2f}", f"{r['mean_margin']:+.2f}"] for r in rows]
+    headers = ["against", "games"] + RATE_HEADERS + ["mean score", "mean margin"]
+    body = [[r["opponent"], str(r["games"])] + rate_cells(r) + [f"{r['mean_score']:.2f}", f"{r['mean_margin']:+.2f}"]
+            for r in rows]
     return text_table(headers, body)
+
+
+FINAL_EVAL_MD = "final_eval.md"
+FINAL_EVAL_JSON = "final_eval.json"
+
+
+def final_evaluation(policy: str | Path, cfg: TrainConfig, games: int, workers: int | None = 1,
+                     progress: bool = True) -> str:
+    """The evaluation table printed at the end of ``five-towers train``: :func:`evaluation_table`
+    against ``cfg.eval_opponents`` (seed ``cfg.seed``). Writes it into the run folder as
+    ``final_eval.md`` (the same text) and ``final_eval.json`` (the settings and rows); returns the text."""
+    from ..evaluation.match import WIN_CONVENTION
+    from ..evaluation.report import write_json, write_text
+
+    rows = evaluation_table(policy, cfg.num_players, cfg.variant, cfg.eval_opponents, games, seed=cfg.seed,
+                            workers=workers, progress=progress)
+    head = f"{policy} against the baselines ({cfg.num_players} players, {cfg.variant}, {games} games each):"
+    table = format_evaluation_table(rows)
+    write_text(cfg.run_dir / FINAL_EVAL_MD, f"{head}\n\n```\n{table}\n```\n\n{WIN_CONVENTION}\n")
+    write_json(cfg.run_dir / FINAL_EVAL_JSON,
+               {"policy": str(policy), "num_players": cfg.num_players, "variant": cfg.variant, "games": games,
+                "seed": cfg.seed, "paired": True, "win_convention": WIN_CONVENTION, "rows": rows})
+    return f"{head}\n{table}\n({WIN_CONVENTION})"
