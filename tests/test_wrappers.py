@@ -69,7 +69,7 @@ def test_register_is_idempotent_and_make_works():
     assert obs.shape == (OBS_SIZE,) and obs.dtype == np.float32
     assert info["phase"] == "bid" and env.unwrapped.num_players == 3
     _, reward, terminated, _, info = play(env, seed=3)[-1]
-    assert terminated and reward == (1.0 if info["learner_seat"] in info["winners"] else -1.0)
+    assert terminated and reward == (1.0 if info["winners"][info["learner_seat"]] else -1.0)
 
 
 @pytest.mark.parametrize("num_players,variant", SETUPS)
@@ -82,7 +82,7 @@ def test_game_against_random_ends_with_win_loss(num_players, variant):
         assert all(step[1] == 0.0 for step in traj[1:-1])
         seat = info["learner_seat"]
         assert info["phase"] == "game_over" and info["score"] == info["scores"][seat]
-        assert reward == (1.0 if seat in info["winners"] else -1.0)
+        assert reward == (1.0 if info["winners"][seat] else -1.0)
         with pytest.raises(RuntimeError):
             env.step(0)
 
@@ -267,7 +267,7 @@ def test_vec_envs_step_with_masks(one_torch_thread):
                 for r, d, info in zip(rewards, dones, infos):
                     if d:
                         episodes += 1
-                        assert r == (1.0 if info["learner_seat"] in info["winners"] else -1.0), info
+                        assert r == (1.0 if info["winners"][info["learner_seat"]] else -1.0), info
                     else:
                         assert r == 0.0
             assert episodes > 0
@@ -293,5 +293,5 @@ def test_maskable_ppo_short_run(one_torch_thread):
         action, _ = model.predict(obs, action_masks=mask, deterministic=True)
         assert mask[int(action)]
         obs, reward, done, _, info = env.step(int(action))
-    assert reward == (1.0 if info["learner_seat"] in info["winners"] else -1.0)
+    assert reward == (1.0 if info["winners"][info["learner_seat"]] else -1.0)
     venv.close()

@@ -16,11 +16,15 @@ from ..engine.position import POSITION_KEYS, PositionError, load_position, save_
 from ..engine.state import PHASE_NAMES, VARIANTS, GameState, IllegalActionError, Phase, check_setup
 from .dict_observation import dict_observation_space, split_flat
 from .observation import OBS_SIZE, SeatCache, encode
+from .picture import picture_shape, render_rgb
 from .render import render_text
 
 REWARDS = ("win_loss", "margin")
 GAME_OVER = Phase.GAME_OVER
 OBSERVATIONS = ("flat", "dict")
+RENDER_MODES = (None, "human", "ansi", "rgb_array")
+#: the keys of every ``infos[agent]``, present from ``reset()`` on
+INFO_KEYS = ("phase", "score", "scores", "winners")
 
 
 RESET_OPTIONS = ("position", "start_player")
@@ -59,7 +63,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
     Args:
         num_players: 2..5.
         variant: ``"base"`` or ``"great_powers"``.
-        render_mode: ``None``, ``"ansi"`` (``render()`` returns text) or ``"human"`` (prints it).
+        render_mode: ``None``, ``"ansi"`` (``render()`` returns text), ``"human"`` (prints it) or
+            ``"rgb_array"`` (``render()`` returns an ``(H, W, 3)`` uint8 picture of the table, see
+            :mod:`five_towers_env.environment.picture`).
         explicit: put every decision point to the players, even forced single choices (SPEC §7).
         reward: ``"win_loss"`` (+1 each winner, -1 every other seat) or ``"margin"``
             (own score minus the best other score, in VP). Given only at game end.
@@ -67,17 +73,24 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
             :mod:`five_towers_env.environment.observation`) or ``"dict"`` (``"observation"`` is the
             structured ``gymnasium.spaces.Dict`` of :mod:`five_towers_env.environment.dict_observation`,
             without its ``action_mask`` key). Either way the observation also holds ``"action_mask"``.
+
+    Every agent's ``infos[agent]`` holds the same keys from ``reset()`` on, each of one shape and
+    dtype for a given player count (as Tianshou's buffers need): ``"phase"`` (str), ``"score"``
+    (int: the seat's final score, 0 before the end), ``"scores"`` (int64 array of ``num_players``:
+    every seat's final score, zeros before the end) and ``"winners"`` (bool array of
+    ``num_players``: the seats sharing the top score, all False before the end;
+    ``np.flatnonzero(info["winners"])`` lists them, as :meth:`winners` does).
     """
 
-    metadata = {"name": "five_towers_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False,
+    metadata = {"name": "five_towers_v0", "render_modes": ["human", "ansi", "rgb_array"], "is_parallelizable": False,
                 "render_fps": 1}
 
     def __init__(self, num_players: int = 2, variant: str = "base", render_mode: str | None = None,
                  explicit: bool = False, reward: str = "win_loss", observation: str = "flat") -> None:
         super().__init__()
         check_setup(num_players, variant)
-        if render_mode not in (None, "human", "ansi"):
-            raise ValueError(f"render_mode must be None, 'human' or 'ansi', got {render_mode!r}")
+        if render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be None, 'human', 'ansi' or 'rgb_array', got {render_mode!r}")
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
         if observation not in OBSERVATIONS:
@@ -102,6 +115,10 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         self.action_spaces = {a: spaces.Discrete(A.NUM_ACTIONS) for a in self.possible_agents}
         self._rng = np.random.default_rng()
         self._seat_cache = SeatCache()
+        # the infos' arrays before the game ends: shared, read-only
+        self._no_scores = np.zeros(self.num_players, dtype=np.int64)
+        self._no_winners = np.zeros(self.num_players, dtype=bool)
+        self._no_scores.flags.writeable = self._no_winners.flags.writeable = False
         self.game: GameState | None = None
 
     # -- PettingZoo API -----------------------------------------------------------------
@@ -218,18 +235,22 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
             scores = game.scores()
             winners = game.winners()
             returns = self._final_rewards(scores, winners)
+            score_array = np.array(scores, dtype=np.int64)
+            winner_array = np.zeros(self.num_players, dtype=bool)
+            winner_array[winners] = True
             for i, a in enumerate(self.agents):
                 self.rewards[a] = returns[i]
                 self.terminations[a] = True
-                self.infos[a] = {"phase": phase, "score": scores[i], "scores": scores, "winners": winners}
+                self.infos[a] = {"phase": phase, "score": int(scores[i]), "scores": score_array.copy(),
+                                 "winners": winner_array.copy()}
             # the seat that ended the game stays selected; _was_dead_step walks the rest
             if getattr(self, "agent_selection", None) not in self.agents:
                 self.agent_selection = self.agents[0]
         else:
             # rewards stay 0.0 until the game ends (reset() starts them at 0.0)
-            infos = self.infos
+            infos, no_scores, no_winners = self.infos, self._no_scores, self._no_winners
             for a in self.agents:
-                infos[a] = {"phase": phase}
+                infos[a] = {"phase": phase, "score": 0, "scores": no_scores, "winners": no_winners}
             self.agent_selection = self.possible_agents[game.current_player]
 
     def _final_rewards(self, scores: list[int], winners: list[int]) -> list[float]:
@@ -237,12 +258,18 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
             return [float(s - max(scores[:i] + scores[i + 1:])) for i, s in enumerate(scores)]
         return [1.0 if i in winners else -1.0 for i in range(self.num_players)]
 
-    def render(self) -> str | None:
-        """Text picture of the table: returned for ``"ansi"``, printed for ``"human"``."""
+    def render(self) -> str | np.ndarray | None:
+        """The table: text returned for ``"ansi"``, printed for ``"human"``; an ``(H, W, 3)`` uint8
+        image for ``"rgb_array"`` (public information only, one size per player count)."""
         if self.render_mode is None:
             import gymnasium
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'.")
+            gymnasium.logger.warn("render() called without a render_mode; "
+                                  "pass render_mode='ansi', 'human' or 'rgb_array'.")
             return None
+        if self.render_mode == "rgb_array":
+            if self.game is None:
+                return np.zeros(picture_shape(self.num_players), dtype=np.uint8)
+            return render_rgb(self.game)
         text = render_text(self.game)
         if self.render_mode == "human":
             print(text + "\n")

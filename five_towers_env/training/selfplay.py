@@ -53,10 +53,10 @@ class ShapedReward(gymnasium.Wrapper):
 
     def step(self, action: Any):
         obs, reward, terminated, truncated, info = self.env.step(action)
-        if terminated and "scores" in info:
-            seat, scores = info["learner_seat"], info["scores"]
+        if terminated and info["phase"] == "game_over":  # not after an illegal action
+            seat, scores = info["learner_seat"], info["scores"].tolist()
             margin = scores[seat] - max(s for i, s in enumerate(scores) if i != seat)
-            info["episode_outcome"] = {"score": scores[seat], "margin": margin, "win": float(seat in info["winners"])}
+            info["episode_outcome"] = {"score": scores[seat], "margin": margin, "win": float(info["winners"][seat])}
             reward += self.coef * margin
         return obs, reward, terminated, truncated, info
 

@@ -3,7 +3,16 @@
 The opponents (any :class:`~five_towers_env.agents.base.Agent`) move inside ``step()``, so the
 learner only ever sees its own decisions. The reward is the learner's own PettingZoo reward
 (``"win_loss"`` or ``"margin"``), given at game end and 0 before. ``action_masks()`` makes the
-environment usable with sb3-contrib's ``MaskablePPO``.
+environment usable with sb3-contrib's ``MaskablePPO`` (through ``gymnasium.make``'s wrappers use
+``env.get_wrapper_attr("action_masks")()``, or read ``info["action_mask"]``).
+
+The ``info`` of ``reset()`` and ``step()`` holds the same keys at every step, each of one shape
+and dtype for a given player count (Tianshou's buffers need that; see :data:`INFO_KEYS` and
+docs/environment.md): ``phase`` (str), ``learner_seat`` (int), ``score`` (int: the learner's
+final score, 0 before the end), ``scores`` (int64, ``num_players``: final scores, zeros before
+the end), ``winners`` (bool, ``num_players``: the seats sharing the top score, all False before
+the end: ``np.flatnonzero(info["winners"])`` lists them), ``illegal_action`` (bool) and
+``action_mask`` (int8, ``NUM_ACTIONS``: the learner's legal actions now, all 0 once over).
 
 Determinism: ``reset(seed=s)`` seeds ``self.np_random``, and everything random in an episode is
 drawn from it in a fixed order: the learner seat (if not fixed), the opponents (a pool sampler
@@ -26,8 +35,9 @@ from ..agents.base import Agent, agent_info
 from ..agents.registry import make_agent
 from ..engine import actions as A
 from ..engine.state import IllegalActionError
-from ..environment.aec import REWARDS, raw_env
+from ..environment.aec import RENDER_MODES, REWARDS, raw_env
 from ..environment.observation import OBS_SIZE
+from ..environment.picture import picture_shape, render_rgb
 from ..environment.render import render_text
 from .dict_obs import dict_observation_space, encode_dict
 
@@ -35,6 +45,8 @@ OpponentSpec = Union[str, Agent]
 OpponentSampler = Callable[[np.random.Generator], Sequence[OpponentSpec]]
 OBSERVATIONS = ("flat", "dict")
 ILLEGAL_ACTIONS = ("raise", "penalize")
+#: the keys of every ``info`` the environment returns, from ``reset()`` on
+INFO_KEYS = ("phase", "learner_seat", "score", "scores", "winners", "illegal_action", "action_mask")
 
 
 class FiveTowersGymEnv(gymnasium.Env):
@@ -58,10 +70,11 @@ class FiveTowersGymEnv(gymnasium.Env):
             ``illegal_penalty``, the episode terminates, ``info["illegal_action"]`` is True) or
             ``"raise"`` (an illegal learner action raises :class:`IllegalActionError` and changes nothing).
         illegal_penalty: the reward of an illegal action under ``"penalize"``.
-        render_mode: ``None``, ``"ansi"`` or ``"human"``.
+        render_mode: ``None``, ``"ansi"``, ``"human"`` or ``"rgb_array"`` (an ``(H, W, 3)``
+            uint8 picture of the table, :mod:`five_towers_env.environment.picture`).
     """
 
-    metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}
+    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "render_fps": 1}
 
     def __init__(self, num_players: int = 2, variant: str = "base",
                  opponents: OpponentSpec | Sequence[OpponentSpec] | None = None,
@@ -76,8 +89,8 @@ class FiveTowersGymEnv(gymnasium.Env):
             raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTIONS}, got {illegal_action!r}")
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
-        if render_mode not in (None, "human", "ansi"):
-            raise ValueError(f"render_mode must be None, 'human' or 'ansi', got {render_mode!r}")
+        if render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be None, 'human', 'ansi' or 'rgb_array', got {render_mode!r}")
         self._aec = raw_env(num_players=num_players, variant=variant, explicit=explicit, reward=reward)
         self.num_players = self._aec.num_players
         self.variant = variant
@@ -172,14 +185,13 @@ class FiveTowersGymEnv(gymnasium.Env):
         if a not in game.legal_actions():
             if self.illegal_action == "penalize":
                 self._done = True
-                info = self._info()
-                info["illegal_action"] = True
-                return self._observe(), self.illegal_penalty, True, False, info
+                return self._observe(), self.illegal_penalty, True, False, self._info(illegal=True)
             name = A.action_name(a) if 0 <= a < A.NUM_ACTIONS else "out of range"
             legal = ", ".join(A.action_name(x) for x in game.legal_actions())
             raise IllegalActionError(
                 f"illegal action {a if a >= 0 else repr(action)} ({name}) for the learner (seat {self.learner_seat}) in phase "
-                f"{game.phase_name}; legal: {legal}. Use action_masks() (or illegal_action='penalize').")
+                f"{game.phase_name}; legal: {legal}. Use action_masks() or info['action_mask'] "
+                "(or illegal_action='penalize').")
         self._aec.step(a)
         self._play_opponents()
         terminated = game.is_terminal()
@@ -211,13 +223,20 @@ class FiveTowersGymEnv(gymnasium.Env):
             return encode_dict(self._aec.game, self.learner_seat, self._aec._seat_cache)
         return self._aec.observe(self._agent_name)["observation"]
 
-    def _info(self) -> dict[str, Any]:
+    def _info(self, illegal: bool = False) -> dict[str, Any]:
+        """The step's info: the same keys (:data:`INFO_KEYS`), shapes and dtypes at every step."""
         game = self._aec.game
-        info: dict[str, Any] = {"phase": game.phase_name, "learner_seat": self.learner_seat}
+        n = self.num_players
+        scores = np.zeros(n, dtype=np.int64)
+        winners = np.zeros(n, dtype=bool)
+        score = 0
         if game.is_terminal():
-            scores = game.scores()
-            info.update(score=scores[self.learner_seat], scores=scores, winners=game.winners())
-        return info
+            scores[:] = game.scores()
+            winners[game.winners()] = True
+            score = int(scores[self.learner_seat])
+        return {"phase": game.phase_name, "learner_seat": int(self.learner_seat), "score": score,
+                "scores": scores, "winners": winners, "illegal_action": bool(illegal),
+                "action_mask": self.action_masks().astype(np.int8)}
 
     def action_masks(self) -> np.ndarray:
         """Boolean mask of the learner's legal actions (all False once the episode is over)."""
@@ -236,11 +255,17 @@ class FiveTowersGymEnv(gymnasium.Env):
         """The engine ``GameState`` (it holds the deck order: for debugging, not for the learner)."""
         return self._aec.game
 
-    def render(self) -> str | None:
-        """Text picture of the table: returned for ``"ansi"``, printed for ``"human"``."""
+    def render(self) -> str | np.ndarray | None:
+        """The table: text returned for ``"ansi"``, printed for ``"human"``; an ``(H, W, 3)`` uint8
+        image for ``"rgb_array"`` (public information only, one size per player count)."""
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'.")
+            gymnasium.logger.warn("render() called without a render_mode; "
+                                  "pass render_mode='ansi', 'human' or 'rgb_array'.")
             return None
+        if self.render_mode == "rgb_array":
+            if self._aec.game is None:
+                return np.zeros(picture_shape(self.num_players), dtype=np.uint8)
+            return render_rgb(self._aec.game)
         if self._aec.game is None:
             return None if self.render_mode == "human" else ""
         text = render_text(self._aec.game)
