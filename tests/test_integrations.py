@@ -138,6 +138,7 @@ def test_check_env_with_render_modes(render_mode):
 
 @pytest.mark.parametrize("vec_env", ["DummyVecEnv", "SubprocVecEnv"])
 def test_make_vec_env_with_the_id_string_renders(vec_env):
+    pytest.importorskip("stable_baselines3")
     from stable_baselines3.common import vec_env as vec
     from stable_baselines3.common.env_util import make_vec_env
 
@@ -239,6 +240,7 @@ def test_single_agent_infos_keep_keys_shapes_and_dtypes(observation):
 def test_sb3_vec_env_infos_fixed_through_tied_games(vec_env):
     """SB3 vectorised envs from the id string, stepped by a random learner until a game ties:
     every info value keeps its shape and dtype (SB3 adds keys of its own: ignored here)."""
+    pytest.importorskip("sb3_contrib")
     from sb3_contrib.common.maskable.utils import get_action_masks
     from stable_baselines3.common import vec_env as vec
     from stable_baselines3.common.env_util import make_vec_env

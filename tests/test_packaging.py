@@ -63,7 +63,8 @@ def test_ids_registered_in_either_import_order(order):
     out = _run(imports + """
         gym = gymnasium.make("five_towers_env/FiveTowers-v0", opponents=["random"])
         obs, info = gym.reset(seed=0)
-        aec = pettingzoo.make("aec", "five_towers_env/FiveTowers-v0", num_players=3)
+        aec = (pettingzoo.make("aec", "five_towers_env/FiveTowers-v0", num_players=3) if hasattr(pettingzoo, "make")
+               else five_towers_env.env(num_players=3))  # PettingZoo < 1.27 has no registry
         aec.reset(seed=0)
         print(obs.shape[0], len(aec.agents), aec.metadata["name"])
     """.replace("\n        ", "\n"))
