@@ -16,8 +16,7 @@ from ..engine.position import POSITION_KEYS, PositionError, load_position, save_
 from ..engine.state import PHASE_NAMES, VARIANTS, GameState, IllegalActionError, Phase, check_setup
 from .dict_observation import dict_observation_space, split_flat
 from .observation import OBS_SIZE, SeatCache, encode
-from .picture import picture_shape, render_rgb
-from .render import render_text
+from .render import render_frame
 
 REWARDS = ("win_loss", "margin")
 GAME_OVER = Phase.GAME_OVER
@@ -261,20 +260,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
     def render(self) -> str | np.ndarray | None:
         """The table: text returned for ``"ansi"``, printed for ``"human"``; an ``(H, W, 3)`` uint8
         image for ``"rgb_array"`` (public information only, one size per player count)."""
-        if self.render_mode is None:
-            import gymnasium
-            gymnasium.logger.warn("render() called without a render_mode; "
-                                  "pass render_mode='ansi', 'human' or 'rgb_array'.")
-            return None
-        if self.render_mode == "rgb_array":
-            if self.game is None:
-                return np.zeros(picture_shape(self.num_players), dtype=np.uint8)
-            return render_rgb(self.game)
-        text = render_text(self.game)
-        if self.render_mode == "human":
-            print(text + "\n")
-            return None
-        return text
+        return render_frame(self.game, self.render_mode, self.num_players)
 
     def close(self) -> None:
         """Nothing to release."""

@@ -36,3 +36,27 @@ def render_text(state: GameState) -> str:
         if state.piles[p]:
             lines.append(f"      torn down: {_cards(state.piles[p])}")
     return "\n".join(lines)
+
+
+def render_frame(state: GameState | None, mode: str | None, num_players: int):
+    """What ``render()`` gives in ``mode`` for both environments: the text (``"ansi"``), the text
+    printed (``"human"``, returns None) or the ``(H, W, 3)`` uint8 picture (``"rgb_array"``; a blank
+    one before the first reset). Public information only."""
+    if mode is None:
+        import gymnasium
+
+        gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'human' or 'rgb_array'.")
+        return None
+    if mode == "rgb_array":
+        import numpy as np
+
+        from .picture import picture_shape, render_rgb
+
+        return np.zeros(picture_shape(num_players), dtype=np.uint8) if state is None else render_rgb(state)
+    if state is None:
+        return None if mode == "human" else ""
+    text = render_text(state)
+    if mode == "human":
+        print(text + "\n")
+        return None
+    return text

@@ -37,8 +37,7 @@ from ..engine import actions as A
 from ..engine.state import IllegalActionError
 from ..environment.aec import RENDER_MODES, REWARDS, raw_env
 from ..environment.observation import OBS_SIZE
-from ..environment.picture import picture_shape, render_rgb
-from ..environment.render import render_text
+from ..environment.render import render_frame
 from .dict_obs import dict_observation_space, encode_dict
 
 OpponentSpec = Union[str, Agent]
@@ -258,21 +257,7 @@ class FiveTowersGymEnv(gymnasium.Env):
     def render(self) -> str | np.ndarray | None:
         """The table: text returned for ``"ansi"``, printed for ``"human"``; an ``(H, W, 3)`` uint8
         image for ``"rgb_array"`` (public information only, one size per player count)."""
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; "
-                                  "pass render_mode='ansi', 'human' or 'rgb_array'.")
-            return None
-        if self.render_mode == "rgb_array":
-            if self._aec.game is None:
-                return np.zeros(picture_shape(self.num_players), dtype=np.uint8)
-            return render_rgb(self._aec.game)
-        if self._aec.game is None:
-            return None if self.render_mode == "human" else ""
-        text = render_text(self._aec.game)
-        if self.render_mode == "human":
-            print(text + "\n")
-            return None
-        return text
+        return render_frame(self._aec.game, self.render_mode, self.num_players)
 
     def close(self) -> None:
         """Nothing to release."""
