@@ -293,7 +293,7 @@ def test_general_search_with_inert_powers_matches_per_type_path():
         if not hand:
             continue
         base = L.build_ok(towers, hand, (), L.END_NONE, False, False)
-        assert L._gp_build_ok(towers, hand, (), L.END_NONE, False) == base, (towers, hand)
+        assert L._gp_ok(towers, hand, (), L.END_NONE) == base, (towers, hand)
         assert L.build_ok(towers, hand, (), L.END_NONE, False, True) == base, (towers, hand)
         no_scrap = tuple(c for c in hand if c // 16 != O.SCRAP)
         if no_scrap:

@@ -17,7 +17,7 @@ that the general search, with the powers switched off, agrees with the per-type 
 from __future__ import annotations
 
 from functools import lru_cache
-from itertools import combinations
+from itertools import combinations, product
 from typing import Iterator
 
 from .cards import NUM_TYPES, NUM_VALUES, SAND, SCRAP, TREE, can_place
@@ -314,60 +314,149 @@ def build_ok(towers: Towers, hand: tuple, pile: tuple, sand_end: int, pending: b
     """Can every card in ``hand`` still be built (``pending``: a recover decision comes first)."""
     if not gp:
         return base_hand_ok(tuple(top_of(tw) for tw in towers), hand)
-    if not pending and not any(c // NUM_VALUES == SCRAP for c in hand):
-        return _gp_no_scrap_ok(towers, hand, sand_end)
-    return _gp_build_ok(towers, hand, pile, sand_end, pending)
-
-
-def _gp_no_scrap_ok(towers: Towers, hand: tuple, sand_end: int) -> bool:
-    # Without scrap additions no recover can happen: types are independent again, only the
-    # sand tower needs its own search because of the bottom end.
-    groups = split_by_type(hand)
-    for t, values in enumerate(groups):
-        if not values:
-            continue
-        if t == SAND:
-            if not _sand_ok(towers[SAND], values, sand_end):
-                return False
-        elif not fits(top_of(towers[t]), values):
-            return False
-    return True
-
-
-@lru_cache(maxsize=200_000)
-def _sand_ok(tower: tuple, values: tuple, sand_end: int) -> bool:
-    if not values:
-        return True
-    for v, rest in each_distinct(values):
-        if not tower:
-            if _sand_ok((v,), rest, sand_end):
-                return True
-            continue
-        if can_place(tower[-1], v) and sand_end != END_BOTTOM and _sand_ok(tower + (v,), rest, END_TOP):
-            return True
-        if sand_end != END_TOP and tower[-1] != 0 and can_place(v, tower[0]) and _sand_ok((v,) + tower, rest, END_BOTTOM):
-            return True
-    return False
-
-
-@lru_cache(maxsize=100_000)  # larger gains little: the memo is mostly hit within a round
-def _gp_build_ok(towers: Towers, hand: tuple, pile: tuple, sand_end: int, pending: bool) -> bool:
     if pending:
-        if build_ok(towers, hand, pile, sand_end, False, True):
+        # the pending recover happens now or never: skip it, or recover each distinct pile card
+        if _gp_ok(towers, hand, pile, sand_end):
             return True
         for c, rest in each_distinct(pile):
             again = c // NUM_VALUES == SCRAP and bool(rest)
             for new_towers, new_end, _ in placements(towers, c, sand_end, True):
-                if _gp_build_ok(new_towers, hand, rest, new_end, again):
+                if build_ok(new_towers, hand, rest, new_end, again, True):
                     return True
         return False
-    if not hand:
+    return _gp_ok(towers, hand, pile, sand_end)
+
+
+# Great Powers, without a pending recover. Types interact only through the scrap power, and
+# only by counting: every scrap card built from hand lets one pile card be recovered right
+# after it, and because the order of building across types is free, that recover can serve
+# any tower at any point of its chain. A recovered scrap card spends the recover of the
+# scrap addition before it and earns one back, so the recovers left for the other types are
+# exactly the scrap cards in hand (and a recovered scrap card can never be the first scrap
+# addition). So the hand can be built iff each non-scrap type T can build its hand cards plus
+# some ``r_T`` of its pile cards, the scrap type can build its hand cards (plus any of its
+# pile cards, led by a hand card), and the ``r_T`` sum to at most the scrap cards in hand.
+# ``tests/test_lookahead.py`` checks this against an exhaustive search of the decisions.
+
+def _gp_ok(towers: Towers, hand: tuple, pile: tuple, sand_end: int) -> bool:
+    h = split_by_type(hand)
+    tokens = len(h[SCRAP])
+    if not pile or not tokens:  # no recover can happen: each type on its own
+        return _gp_plain_ok(towers, h, sand_end)
+    p = split_by_type(pile)
+    spent = 0
+    for t in range(NUM_TYPES):
+        if t == SCRAP:
+            if not _scrap_ok(top_of(towers[SCRAP]), h[SCRAP], (), p[SCRAP]):
+                return False
+            continue
+        if not h[t]:
+            continue  # nothing to build there: no reason to recover into it
+        spent += _recovers_needed(_tower_key(towers, t), t == SAND, sand_end, h[t], p[t], tokens)
+        if spent > tokens:
+            return False
+    return True
+
+
+def _gp_plain_ok(towers: Towers, groups: tuple, sand_end: int) -> bool:
+    for t, values in enumerate(groups):
+        if values:
+            if t == SAND:
+                if not _sand_ok(_tower_key(towers, SAND), values, sand_end):
+                    return False
+            elif not fits(top_of(towers[t]), values):
+                return False
+    return True
+
+
+def _tower_key(towers: Towers, t: int) -> tuple:
+    """What building onto tower ``t`` depends on: its top (the sand tower: its bottom and top)."""
+    tw = towers[t]
+    if not tw:
+        return ()
+    return (tw[0], tw[-1]) if t == SAND else (tw[-1],)
+
+
+@lru_cache(maxsize=200_000)
+def _fewest_recovers(key: tuple, sand: bool, sand_end: int, forced: tuple, optional: tuple, pile: tuple,
+                     cap: int) -> tuple:
+    """For ``k`` = 0..len(optional): the fewest ``pile`` values (at most ``cap``, else ``INF``) that,
+    with the ``forced`` values and some ``k`` of the ``optional`` ones, can all be built onto a tower."""
+    out = [INF] * (len(optional) + 1)
+    for sub in _sub_multisets(optional):
+        k = len(sub)
+        if out[k]:
+            n = _recovers_needed(key, sand, sand_end, tuple(sorted(forced + sub)) if sub else forced, pile, cap)
+            if n < out[k]:
+                out[k] = n
+    return tuple(out)
+
+
+@lru_cache(maxsize=200_000)
+def _recovers_needed(key: tuple, sand: bool, sand_end: int, values: tuple, pile: tuple, cap: int) -> int:
+    """The fewest ``pile`` values (at most ``cap``, else ``INF``) that, added to ``values``, let them
+    all be built onto a tower with ends ``key`` (see :func:`_tower_key`)."""
+    if sand:
+        if _sand_ok(key, values, sand_end):
+            return 0
+    elif fits(key[-1] if key else NO_TOWER, values):
+        return 0
+    if not pile or not cap:
+        return INF
+    for rec in _sub_multisets(pile):
+        n = len(rec)
+        if not n:
+            continue
+        if n > cap:
+            break
+        more = tuple(sorted(values + rec))
+        if _sand_ok(key, more, sand_end) if sand else fits(key[-1] if key else NO_TOWER, more):
+            return n
+    return INF
+
+
+@lru_cache(maxsize=200_000)
+def _scrap_ok(top: int, forced: tuple, optional: tuple, pile: tuple) -> int:
+    """Bit ``k`` set iff the ``forced`` scrap values and some ``k`` of the ``optional`` ones can be
+    built onto the scrap tower, possibly with pile scrap cards recovered in between (a recovered
+    card never comes first: it needs a scrap addition before it)."""
+    mask = 0
+    for sub in _sub_multisets(optional):
+        k = len(sub)
+        if (mask >> k) & 1:
+            continue
+        lead = tuple(sorted(forced + sub))
+        if not lead:
+            mask |= 1
+            continue
+        for rec in (_sub_multisets(pile) if pile else ((),)):
+            values = tuple(sorted(lead + rec))
+            if any((top == NO_TOWER or can_place(top, v)) and fits(v, remove_one(values, v))
+                   for v, _ in each_distinct(lead)):
+                mask |= 1 << k
+                break
+    return mask
+
+
+INF = 1 << 20
+
+
+@lru_cache(maxsize=200_000)
+def _sand_ok(key: tuple, values: tuple, sand_end: int) -> bool:
+    """Can the sand ``values`` all be built onto a sand tower with ends ``key`` ((bottom, top), or
+    () for no tower), this round's additions staying at one end (SPEC §5 sand power)."""
+    if not values:
         return True
-    for c, rest in each_distinct(hand):
-        again = c // NUM_VALUES == SCRAP and bool(pile)
-        for new_towers, new_end, _ in placements(towers, c, sand_end, True):
-            if build_ok(new_towers, rest, pile, new_end, again, True):
+    for v, rest in each_distinct(values):
+        if not key:
+            if _sand_ok((v, v), rest, sand_end):
                 return True
+            continue
+        bottom, top = key
+        if can_place(top, v) and sand_end != END_BOTTOM and _sand_ok((bottom, v), rest, END_TOP):
+            return True
+        if sand_end != END_TOP and top != 0 and can_place(v, bottom) and _sand_ok((v, top), rest, END_BOTTOM):
+            return True
     return False
 
 
@@ -392,7 +481,73 @@ def teardown_ok(towers: Towers, hand: tuple, pile: tuple, gp: bool) -> bool:
     if not gp:
         tops, torn = base_tops(towers)
         return _base_ok(tops, torn, split_by_type(hand))
-    return any(build_ok(tw, hand, p, END_NONE, False, True) for _, tw, p in _teardown_options(towers, pile))
+    groups = split_by_type(hand)
+    # tearing down a type with nothing in hand changes nothing that matters: no teardown covers it
+    return any(_gp_ok(tw, hand, p, END_NONE) for t, tw, p in _teardown_options(towers, pile) if t < 0 or groups[t])
+
+
+def gp_take_rests(towers: Towers, pile: tuple, hand: tuple, display: tuple, need: int, can_pay: bool) -> list[tuple]:
+    """Great Powers, mid-take: every multiset of display cards whose taking, with the rest of the
+    ``need`` paid in tree cards (only for tree-free rests, when ``can_pay``), completes a hand that
+    can be built after some teardown, shortest first. Like :func:`base_take_rests`, the engine
+    narrows the list take by take. Each type's share of a rest is judged on its own as in
+    :func:`_gp_ok` (standing, and with its top torn down), then the shares are put together."""
+    h, d, p = split_by_type(hand), split_by_type(display), split_by_type(pile)
+    scrap_hand = len(h[SCRAP])
+    tokens = scrap_hand + len(d[SCRAP])
+    can_tree_pay = payable(towers, True) if can_pay and not h[TREE] else 0
+    shares = []  # per type in play: [(card ids, judged as it stands, judged torn down or None)]
+    for t in range(NUM_TYPES):
+        if not (h[t] or d[t]):
+            continue
+        tw = towers[t]
+        torn_pile = tuple(sorted(p[t] + (tw[-1],))) if tearable(tw) else None
+        sand = t == SAND
+        torn_key = None if torn_pile is None else (() if len(tw) == 1 else ((tw[0], tw[-2]) if sand else (tw[-2],)))
+        per = []
+        for sub in _sub_multisets(d[t]):
+            forced = tuple(sorted(h[t] + sub)) if sub else h[t]
+            if t == SCRAP:
+                ok = _scrap_ok(top_of(tw), forced, (), p[t]) & 1
+                ok_torn = None if torn_pile is None else _scrap_ok(top_of(tw[:-1]), forced, (), torn_pile) & 1
+            else:
+                ok = _recovers_needed(_tower_key(towers, t), sand, END_NONE, forced, p[t] if tokens else (), tokens)
+                ok_torn = None if torn_pile is None else _recovers_needed(
+                    torn_key, sand, END_NONE, forced, torn_pile if tokens else (), tokens)
+            per.append((tuple(t * NUM_VALUES + v for v in sub), ok, ok_torn))
+        shares.append((t, per))
+    rests = []
+    for combo in product(*(per for _, per in shares)):
+        k = sum(len(c[0]) for c in combo)
+        if k > need or k < need and (need - k > can_tree_pay or any(c // NUM_VALUES == TREE for s in combo for c in s[0])):
+            continue
+        if _shares_ok(shares, combo, scrap_hand):
+            rests.append(tuple(sorted(c for s in combo for c in s[0])))
+    rests.sort(key=len)
+    return rests
+
+
+def _shares_ok(shares: list, combo: tuple, scrap_hand: int) -> bool:
+    """Is there a teardown choice (none, or one type torn down) under which every type's share
+    can be built with the recovers the scrap cards allow."""
+    budget = scrap_hand
+    for (t, _), (cards, _, _) in zip(shares, combo):
+        if t == SCRAP:
+            budget += len(cards)
+    for torn_type in (-1,) + tuple(t for (t, _), s in zip(shares, combo) if s[2] is not None):
+        spent = 0
+        for (t, _), (_, ok, ok_torn) in zip(shares, combo):
+            e = ok_torn if t == torn_type else ok
+            if t == SCRAP:
+                if not e:
+                    break
+            else:
+                spent += e
+                if spent > budget:
+                    break
+        else:
+            return True
+    return False
 
 
 def pay_tree(towers: Towers, n: int) -> Towers:
@@ -421,17 +576,100 @@ def take_ok(towers: Towers, pile: tuple, display: tuple, hand: tuple, need: int,
             mask |= base_counts(tops, hand, display)
         return bool((mask >> need) & 1)
     can_pay = not took_tree and not _has_tree(hand)
-    h = payable(towers, gp) if can_pay else 0
-    for sub in _sub_multisets(display):
-        k = len(sub)
-        if k > need:
-            break
-        if k < need and (need - k > h or _has_tree(sub)):
+    return bool((_gp_counts(towers, pile, hand, display, can_pay) >> need) & 1)
+
+
+def _gp_counts(towers: Towers, pile: tuple, hand: tuple, display: tuple, can_pay: bool) -> int:
+    """Great Powers: bit ``n`` set iff taking ``k`` more display cards and paying ``n - k`` tree
+    cards (only without a tree card taken), then some teardown, lets the whole hand be built.
+
+    Each type is judged on its own (see :func:`_gp_ok`), once as it stands and once with its top
+    torn down: a teardown changes only its own type (its tower, and its card in the pile, which
+    only its own tower can take back), so each teardown choice swaps one type's entry. Tearing
+    down a type with no card in play changes nothing that matters and is not looked at."""
+    h, d, p = split_by_type(hand), split_by_type(display), split_by_type(pile)
+    scrap_hand = len(h[SCRAP])
+    tokens = scrap_hand + len(d[SCRAP])
+    entries: list = []   # (type, entry as it stands, entry with its top torn down or None)
+    for t in range(NUM_TYPES):
+        if not (h[t] or d[t]):
             continue
-        paid = pay_tree(towers, need - k) if k < need else towers
-        if teardown_ok(paid, insert_many(hand, sub), pile, gp):
-            return True
-    return False
+        tw = towers[t]
+        torn_pile = tuple(sorted(p[t] + (tw[-1],))) if tearable(tw) else None
+        if t == SCRAP:
+            entry = _scrap_ok(top_of(tw), h[t], d[t], p[t])
+            torn = None if torn_pile is None else _scrap_ok(top_of(tw[:-1]), h[t], d[t], torn_pile)
+        else:
+            sand = t == SAND
+            entry = _fewest_recovers(_tower_key(towers, t), sand, END_NONE, h[t], d[t], p[t] if tokens else (), tokens)
+            torn = None
+            if torn_pile is not None:
+                key = () if len(tw) == 1 else ((tw[0], tw[-2]) if sand else (tw[-2],))
+                torn = _fewest_recovers(key, sand, END_NONE, h[t], d[t], torn_pile if tokens else (), tokens)
+        entries.append((t, entry, torn))
+    mask = _gp_choices(entries, scrap_hand, -1)
+    if can_pay and not h[TREE]:
+        h_tree = payable(towers, True)
+        if h_tree:
+            # Paying leaves no tree card to build (none may be taken), so what is left of the
+            # tree tower no longer matters: every payment 1..h allows the same display cards.
+            paid = _gp_choices(entries, scrap_hand, TREE)
+            for n in range(1, h_tree + 1):
+                mask |= paid << n
+    return mask
+
+
+def _gp_choices(entries: list, scrap_hand: int, skip: int) -> int:
+    """OR over the teardown choices (none, or one type's entry swapped for its torn one) of
+    :func:`_combine`; the type ``skip`` (paying: the tree) takes no card and is left out."""
+    kept = [e for e in entries if e[0] != skip]
+    mask = _combine_entries(kept, scrap_hand, -1)
+    for t, _, torn in kept:
+        if torn is not None:
+            mask |= _combine_entries(kept, scrap_hand, t)
+    return mask
+
+
+def _combine_entries(entries: list, scrap_hand: int, torn_type: int) -> int:
+    needs = []
+    scrap = 1
+    for t, entry, torn in entries:
+        e = torn if t == torn_type else entry
+        if t == SCRAP:
+            scrap = e
+        else:
+            needs.append(e)
+    return _combine(tuple(needs), scrap, scrap_hand)
+
+
+_NOT_SCRAP = tuple(t for t in range(NUM_TYPES) if t != SCRAP)
+
+
+@lru_cache(maxsize=100_000)
+def _combine(needs: tuple, scrap: int, scrap_hand: int) -> int:
+    """Bit ``n`` set iff the types' choices add up to ``n`` display cards with the recovers they
+    need covered: ``needs`` per non-scrap type (fewest recovers for each count of its display
+    cards), ``scrap`` the counts of scrap display cards that fit, ``scrap_hand`` scrap cards in hand."""
+    spent = (0,)  # spent[k]: fewest recovers for k display cards over the types merged so far
+    for need in needs:
+        merged = [INF] * (len(spent) + len(need) - 1)
+        for i, a in enumerate(spent):
+            if a < INF:
+                for j, b in enumerate(need):
+                    if a + b < merged[i + j]:
+                        merged[i + j] = a + b
+        spent = merged
+    mask = 0
+    k_scrap = 0
+    while scrap:
+        if scrap & 1:
+            budget = scrap_hand + k_scrap
+            for k, cost in enumerate(spent):
+                if cost <= budget:
+                    mask |= 1 << (k + k_scrap)
+        scrap >>= 1
+        k_scrap += 1
+    return mask
 
 
 def insert_many(cards: tuple, more: tuple) -> tuple:
@@ -480,16 +718,5 @@ def _most_fitting(top: int, values: tuple) -> int:
     return best
 
 
-@lru_cache(maxsize=50_000)
 def _gp_bids(towers: Towers, pile: tuple, display: tuple) -> int:
-    h = payable(towers, True)
-    mask = 0
-    for sub in _sub_multisets(display):
-        k = len(sub)
-        if not (mask >> k) & 1 and teardown_ok(towers, sub, pile, True):
-            mask |= 1 << k
-        if h and not _has_tree(sub):
-            for p in range(1, h + 1):
-                if not (mask >> (k + p)) & 1 and teardown_ok(pay_tree(towers, p), sub, pile, True):
-                    mask |= 1 << (k + p)
-    return mask
+    return _gp_counts(towers, pile, (), display, True)

@@ -14,8 +14,8 @@ import numpy as np
 from . import actions as A
 from .cards import CARD_NAMES, NUM_TYPES, NUM_VALUES, SCRAP, TREE, TYPES, card_set
 from .lookahead import (
-    END_BOTTOM, END_NONE, END_TOP, achievable_bids, base_builds, base_take_rests, base_teardowns, build_ok, each_distinct,
-    insert_one, pay_tree, payable, placements, remove_one, take_ok, teardown_options,
+    END_BOTTOM, END_NONE, END_TOP, achievable_bids, base_builds, base_take_rests, base_teardowns, gp_take_rests, build_ok, each_distinct,
+    insert_one, pay_tree, payable, placements, remove_one, teardown_options,
 )
 from .scoring import score_player
 
@@ -203,7 +203,7 @@ class GameState:
         self.sand_end = END_NONE
         self.current_player = self.start_player
         self._bid_masks: dict = {}
-        self._take_rests: list | None = None  # base game, while taking: see base_take_rests
+        self._take_rests: list | None = None  # while taking: see base_take_rests / gp_take_rests
         self._legal = None
 
     def _legal_bid(self) -> list[int]:
@@ -246,20 +246,21 @@ class GameState:
         p = self.builder
         towers, pile = self.towers[p], self.piles[p]
         need = self.target - self.taken
-        if not self.gp:
-            rests = self._take_rests
-            if rests is None:
-                rests = self._take_rests = base_take_rests(towers, self.hand, self.display, need)
-            cards: set = set()
-            for rest in rests:
-                cards.update(rest)
-            return [A.TAKE + c for c in sorted(cards)]
-        out = []
-        for c, rest in each_distinct(self.display):
-            tree = self.took_tree or c // NUM_VALUES == TREE
-            if take_ok(towers, pile, rest, insert_one(self.hand, c), need - 1, tree, self.gp):
-                out.append(A.TAKE + c)
-        if self._can_stop() and _teardown_any(pay_tree(towers, need), self.hand, pile, self.gp):
+        rests = self._take_rests
+        if rests is None:
+            if self.gp:
+                can_pay = not self.took_tree  # a tree card taken rules out paying in tree cards
+                rests = gp_take_rests(towers, pile, self.hand, self.display, need, can_pay)
+            else:
+                rests = base_take_rests(towers, self.hand, self.display, need)
+            self._take_rests = rests
+        cards: set = set()
+        stop = False
+        for rest in rests:
+            cards.update(rest)
+            stop = stop or len(rest) < need  # Great Powers: a rest short of ``need`` is paid in tree cards
+        out = [A.TAKE + c for c in sorted(cards)]
+        if stop and not rests[0]:  # only the empty rest lets the builder stop now
             out.append(A.STOP)
         return out
 
@@ -275,7 +276,7 @@ class GameState:
         c = a - A.TAKE
         self.display = remove_one(self.display, c)
         self.hand = insert_one(self.hand, c)
-        if self._take_rests is not None:  # base game: the ways to finish the take that use c
+        if self._take_rests is not None:  # the ways to finish the take that use c
             self._take_rests = [remove_one(r, c) for r in self._take_rests if c in r]
         self.taken += 1
         self.took_tree = self.took_tree or c // NUM_VALUES == TREE
@@ -420,10 +421,6 @@ class GameState:
     def tower_names(self, player: int) -> dict[str, list[int]]:
         """A player's towers as ``{type: [values bottom to top]}``, empty towers left out."""
         return {TYPES[t]: list(tw) for t, tw in enumerate(self.towers[player]) if tw}
-
-
-def _teardown_any(towers: tuple, hand: tuple, pile: tuple, gp: bool) -> bool:
-    return any(build_ok(tw, hand, p, END_NONE, False, gp) for _, tw, p in teardown_options(towers, pile))
 
 
 _LEGAL = (  # indexed by phase
