@@ -23,8 +23,9 @@ Decisions:
 
 * **take / teardown / build / recover** (its own round): a memoised depth-first search over
   the builder's whole remaining sequence (at most 5 display cards, the tree payment, the
-  teardown, every build order and end, every recover) on plain tuples, exactly by the
-  engine's rules; it plays the first action of the complete plan with the best evaluation.
+  teardown, every build order and end, every recover) through the engine's own transitions
+  (:func:`five_towers_env.engine.builder.moves`); it plays the first action of the complete
+  plan with the best evaluation.
 * **bid**: for every player, the best evaluation reachable with each bid count (towers
   decompose per type up to one teardown, the main-tower bonus and the candy/scary pairs:
   a small dynamic programme; recoveries are left out there), then a backward induction over
@@ -41,11 +42,9 @@ from typing import Any
 import numpy as np
 
 from ..engine import actions as A
-from ..engine.cards import CANDY, NUM_CARD_IDS, NUM_TYPES, NUM_VALUES, SAND, SCARY, SCRAP, TREE, can_place
-from ..engine.lookahead import (
-    END_BOTTOM, END_NONE, END_TOP, each_distinct, insert_one, pay_tree, payable, placements, split_by_type,
-    sub_multisets, tearable, teardown_options,
-)
+from ..engine.cards import CANDY, NUM_CARD_IDS, NUM_TYPES, NUM_VALUES, SAND, SCARY, SCRAP, TREE
+from ..engine.lookahead import END_NONE, each_distinct, payable, placements, split_by_type, sub_multisets, tearable
+from ..engine.builder import DONE as ROUND_DONE, Round, moves as builder_moves
 from ..engine.state import GameState, Phase
 from .base import legal_actions
 
@@ -70,25 +69,21 @@ def _tri(m: int) -> int:
 
 
 @lru_cache(maxsize=100_000)
-def tower_finals(tower: tuple, values: tuple, sand_power: bool) -> tuple:
-    """Every tower reachable by building all ``values`` (sorted) onto ``tower`` in some order
-    (at either end of the sand tower with the Great Powers; one end per round)."""
+def tower_finals(t: int, tower: tuple, values: tuple, gp: bool) -> tuple:
+    """Every tower of type ``t`` reachable by building all ``values`` (sorted) onto ``tower`` in
+    some order, placed by the engine's rules (:func:`~five_towers_env.engine.lookahead.placements`:
+    at either end of the sand tower with the Great Powers, one end per round)."""
     out: set = set()
 
-    def rec(tw: tuple, rest: tuple, end: int) -> None:
+    def rec(towers: tuple, rest: tuple, end: int) -> None:
         if not rest:
-            out.add(tw)
+            out.add(towers[t])
             return
         for v, more in each_distinct(rest):
-            if not tw:
-                rec((v,), more, end)
-                continue
-            if can_place(tw[-1], v) and not (sand_power and end == END_BOTTOM):
-                rec(tw + (v,), more, END_TOP if sand_power else end)
-            if sand_power and end != END_TOP and tw[-1] != 0 and can_place(v, tw[0]):
-                rec((v,) + tw, more, END_BOTTOM)
+            for new_towers, new_end, _ in placements(towers, t * NUM_VALUES + v, end, gp):
+                rec(new_towers, more, new_end)
 
-    rec(tower, values, END_NONE)
+    rec(tuple(tower if i == t else () for i in range(NUM_TYPES)), values, END_NONE)
     return tuple(sorted(out))
 
 
@@ -227,36 +222,14 @@ class _Context:
 
     # -- the builder's search -----------------------------------------------------------
 
-    def children(self, st: tuple) -> list[tuple[int, tuple]]:
-        """(action id, next state) for every move of the builder's own rules from ``st``."""
-        ph, towers, pile, hand, display, need, took, end = st
-        gp = self.gp
+    def children(self, st: Round) -> list[tuple[int, Round]]:
+        """(action id, next round) for every move the rules allow the builder from ``st``
+        (:func:`builder.moves`), the finished take forgotten so that equal plans meet in the memo."""
         out = []
-        if ph == _TAKE:
-            for c, others in each_distinct(display):
-                nh = insert_one(hand, c)
-                ntook = took or c // NUM_VALUES == TREE
-                if need == 1:
-                    child = (_TEARDOWN, towers, pile, nh, (), 0, False, END_NONE)
-                else:
-                    child = (_TAKE, towers, pile, nh, others, need - 1, ntook, END_NONE)
-                out.append((A.TAKE + c, child))
-            if gp and not took and 0 < need <= payable(towers, True):
-                out.append((A.STOP, (_TEARDOWN, pay_tree(towers, need), pile, hand, (), 0, False, END_NONE)))
-        elif ph == _TEARDOWN:
-            for t, tw, p in teardown_options(towers, pile):
-                out.append((A.NO_TEARDOWN if t < 0 else A.TEARDOWN + t, (_BUILD, tw, p, hand, (), 0, False, END_NONE)))
-        elif ph == _BUILD:
-            for c, rest in each_distinct(hand):
-                nph = _RECOVER if (gp and c // NUM_VALUES == SCRAP and pile) else _BUILD
-                for nt, ne, bottom in placements(towers, c, end, gp):
-                    out.append((A.build_action(c, bottom), (nph, nt, pile, rest, (), 0, False, ne)))
-        elif ph == _RECOVER:
-            out.append((A.NO_RECOVER, (_BUILD, towers, pile, hand, (), 0, False, end)))
-            for c, rest in each_distinct(pile):
-                nph = _RECOVER if (c // NUM_VALUES == SCRAP and rest) else _BUILD
-                for nt, ne, bottom in placements(towers, c, end, True):
-                    out.append((A.recover_action(c, bottom), (nph, nt, rest, hand, (), 0, False, ne)))
+        for a, child in builder_moves(st, self.gp):
+            if child.phase != _TAKE and (child.display or child.took_tree):
+                child = child._replace(display=(), took_tree=False)
+            out.append((a, child))
         return out
 
     def plan_value(self, st: tuple) -> float:
@@ -265,8 +238,8 @@ class _Context:
         v = memo.get(st)
         if v is not None:
             return v
-        if st[0] == _BUILD and not st[3]:
-            v = self.evaluate(st[1], st[2])
+        if st.phase == ROUND_DONE:
+            v = self.evaluate(st.towers, st.pile)
         else:
             v = NEG
             for _, child in self.children(st):
@@ -282,11 +255,10 @@ class _Context:
         """(cards taken, torn, value, height, cards in the tower) for every sub-multiset of
         ``values`` built on ``tw``, with and without tearing down its top first."""
         out = []
-        sand = self.gp and t == SAND
         for sub in sub_multisets(values):
             for torn in ((0, 1) if tearable(tw) else (0,)):
                 base = tw[:-1] if torn else tw
-                finals = tower_finals(base, sub, sand)
+                finals = tower_finals(t, base, sub, self.gp)
                 if not finals:
                     continue
                 best = max(self.tower_value(t, f) for f in finals)
@@ -376,13 +348,13 @@ class HeuristicAgent:
         return self._ctx
 
     @staticmethod
-    def _root(view: GameState, seat: int) -> tuple:
+    def _root(view: GameState, seat: int) -> Round:
         ph = int(view.phase)
         need = view.target - view.taken if ph == _TAKE else 0
         display = view.display if ph == _TAKE else ()
         took = bool(view.took_tree) if ph == _TAKE else False
         end = view.sand_end if ph in (_BUILD, _RECOVER) else END_NONE
-        return (ph, view.towers[seat], view.piles[seat], view.hand, display, need, took, end)
+        return Round(ph, view.towers[seat], view.piles[seat], view.hand, display, need, took, end)
 
     # -- decisions ----------------------------------------------------------------------
 

@@ -12,11 +12,12 @@ from enum import IntEnum
 import numpy as np
 
 from . import actions as A
-from .cards import CARD_NAMES, NUM_TYPES, NUM_VALUES, SCRAP, TREE, TYPES, card_set
+from .cards import CARD_NAMES, NUM_TYPES, NUM_VALUES, TREE, TYPES, card_set
 from .lookahead import (
-    END_BOTTOM, END_NONE, END_TOP, achievable_bids, base_builds, base_take_rests, base_teardowns, gp_take_rests, build_ok, each_distinct,
-    insert_one, pay_tree, payable, placements, remove_one, teardown_options,
+    END_BOTTOM, END_NONE, END_TOP, achievable_bids, base_builds, base_take_rests, base_teardowns, gp_take_rests, payable,
+    remove_one,
 )
+from .builder import DONE as ROUND_DONE, Round, moves as builder_moves, round_ok, step as builder_step
 from .scoring import score_player
 
 VARIANTS: tuple[str, ...] = ("base", "great_powers")
@@ -264,128 +265,63 @@ class GameState:
             out.append(A.STOP)
         return out
 
-    def _can_stop(self) -> bool:
-        need = self.target - self.taken
-        return self.gp and 0 < need <= payable(self.towers[self.builder], True) and not self.took_tree
-
-    def _apply_take(self, a: int) -> None:
-        if a == A.STOP:
-            self._pay(self.target - self.taken)
-            self.phase = _TEARDOWN
-            return
-        c = a - A.TAKE
-        self.display = remove_one(self.display, c)
-        self.hand = insert_one(self.hand, c)
-        if self._take_rests is not None:  # the ways to finish the take that use c
-            self._take_rests = [remove_one(r, c) for r in self._take_rests if c in r]
-        self.taken += 1
-        self.took_tree = self.took_tree or c // NUM_VALUES == TREE
-        if self.taken == self.target:
-            self.phase = _TEARDOWN
-
-    def _pay(self, n: int) -> None:
+    def _round(self) -> Round:
+        """The builder's side of the round now (see :mod:`~five_towers_env.engine.builder`)."""
         p = self.builder
-        tree = self.towers[p][TREE]
-        self.discard.extend(TREE * NUM_VALUES + v for v in reversed(tree[len(tree) - n:]))
-        self.towers[p] = pay_tree(self.towers[p], n)
-        self.paid = n
+        need = self.target - self.taken if self.phase == _TAKE else 0
+        return Round(self.phase, self.towers[p], self.piles[p], self.hand, self.display, need, self.took_tree,
+                     self.sand_end)
+
+    def _legal_moves(self) -> list[int]:
+        """Great Powers teardown, build and recover: every move the rules allow that leaves the
+        rest of the hand buildable."""
+        return sorted(a for a, r in builder_moves(self._round(), True) if round_ok(r, True))
+
+    def _apply_builder(self, a: int) -> None:
+        """Take, teardown, build and recover: the builder's transitions (:func:`builder.step`), plus
+        what the rest of the table sees of them (tree cards paid go to the discard pile)."""
+        p = self.builder
+        phase = self.phase
+        towers = self.towers[p]
+        need = self.target - self.taken if phase == _TAKE else 0
+        r = builder_step(self._round(), a, self.gp)
+        if phase == _TAKE:
+            if a == A.STOP:
+                tree = towers[TREE]
+                self.discard.extend(TREE * NUM_VALUES + v for v in reversed(tree[len(tree) - need:]))
+                self.paid = need
+            else:
+                c = a - A.TAKE
+                self.taken += 1
+                if self._take_rests is not None:  # the ways to finish the take that use c
+                    self._take_rests = [remove_one(rest, c) for rest in self._take_rests if c in rest]
+        elif phase == _TEARDOWN:
+            self.torn = -1 if a == A.NO_TEARDOWN else a - A.TEARDOWN
+        self.towers[p] = r.towers
+        self.piles[p] = r.pile
+        self.hand = r.hand
+        self.display = r.display
+        self.took_tree = r.took_tree
+        self.sand_end = r.sand_end
+        if r.phase == ROUND_DONE:
+            self._end_round(next_start=(p + 1) % self.num_players)
+        else:
+            self.phase = r.phase
 
     # -- teardown -----------------------------------------------------------------------
 
     def _legal_teardown(self) -> list[int]:
-        p = self.builder
-        if not self.gp:
-            return sorted(A.NO_TEARDOWN if t < 0 else A.TEARDOWN + t for t in base_teardowns(self.towers[p], self.hand))
-        out = []
-        for t, towers, pile in teardown_options(self.towers[p], self.piles[p]):
-            if build_ok(towers, self.hand, pile, END_NONE, False, self.gp):
-                out.append(A.NO_TEARDOWN if t < 0 else A.TEARDOWN + t)
-        return sorted(out)
-
-    def _apply_teardown(self, a: int) -> None:
-        p = self.builder
-        if a == A.NO_TEARDOWN:
-            self.torn = -1
-        else:
-            t = a - A.TEARDOWN
-            tw = self.towers[p][t]
-            self.towers[p] = self.towers[p][:t] + (tw[:-1],) + self.towers[p][t + 1:]
-            self.piles[p] = insert_one(self.piles[p], t * NUM_VALUES + tw[-1])
-            self.torn = t
-        self.phase = _BUILD
-        self._after_build_step()
+        if self.gp:
+            return self._legal_moves()
+        teardowns = base_teardowns(self.towers[self.builder], self.hand)
+        return sorted(A.NO_TEARDOWN if t < 0 else A.TEARDOWN + t for t in teardowns)
 
     # -- building and recovering --------------------------------------------------------
 
     def _legal_build(self) -> list[int]:
-        p = self.builder
-        towers, pile = self.towers[p], self.piles[p]
-        if not self.gp:
-            return [A.BUILD + c for c in base_builds(towers, self.hand)]  # hand sorted: ids ascending
-        out = []
-        for c, rest in each_distinct(self.hand):
-            again = self.gp and c // NUM_VALUES == SCRAP and bool(pile)
-            for new_towers, end, bottom in placements(towers, c, self.sand_end, self.gp):
-                if build_ok(new_towers, rest, pile, end, again, self.gp):
-                    out.append(A.build_action(c, bottom))
-        return sorted(out)
-
-    def _legal_recover(self) -> list[int]:
-        p = self.builder
-        towers, pile = self.towers[p], self.piles[p]
-        out = []
-        if build_ok(towers, self.hand, pile, self.sand_end, False, True):
-            out.append(A.NO_RECOVER)
-        for c, rest in each_distinct(pile):
-            again = c // NUM_VALUES == SCRAP and bool(rest)
-            for new_towers, end, bottom in placements(towers, c, self.sand_end, True):
-                if build_ok(new_towers, self.hand, rest, end, again, True):
-                    out.append(A.recover_action(c, bottom))
-        return sorted(out)
-
-    def _place(self, card: int, bottom: bool) -> None:
-        p = self.builder
-        if not self.gp:  # base game: onto the top, or a new tower
-            t, v = divmod(card, NUM_VALUES)
-            towers = self.towers[p]
-            self.towers[p] = towers[:t] + (towers[t] + (v,),) + towers[t + 1:]
-            return
-        for new_towers, end, at_bottom in placements(self.towers[p], card, self.sand_end, self.gp):
-            if at_bottom == bottom:
-                self.towers[p] = new_towers
-                self.sand_end = end
-                return
-        raise AssertionError("a legal build has a placement")  # pragma: no cover
-
-    def _apply_build(self, a: int) -> None:
-        bottom = a >= A.BUILD_BOTTOM
-        c = (a - A.BUILD_BOTTOM + 4 * NUM_VALUES) if bottom else a - A.BUILD
-        self.hand = remove_one(self.hand, c)
-        self._place(c, bottom)
-        self._after_addition(c)
-
-    def _apply_recover(self, a: int) -> None:
-        if a == A.NO_RECOVER:
-            self.phase = _BUILD
-            self._after_build_step()
-            return
-        bottom = a >= A.RECOVER_BOTTOM
-        c = (a - A.RECOVER_BOTTOM + 4 * NUM_VALUES) if bottom else a - A.RECOVER
-        p = self.builder
-        self.piles[p] = remove_one(self.piles[p], c)
-        self._place(c, bottom)
-        self._after_addition(c)
-
-    def _after_addition(self, card: int) -> None:
-        if self.gp and card // NUM_VALUES == SCRAP and self.piles[self.builder]:
-            self.phase = _RECOVER
-            return
-        self.phase = _BUILD
-        self._after_build_step()
-
-    def _after_build_step(self) -> None:
-        if not self.hand:
-            self._end_round(next_start=(self.builder + 1) % self.num_players)
+        if self.gp:
+            return self._legal_moves()
+        return [A.BUILD + c for c in base_builds(self.towers[self.builder], self.hand)]  # hand sorted: ids ascending
 
     # -- end of round -------------------------------------------------------------------
 
@@ -428,15 +364,15 @@ _LEGAL = (  # indexed by phase
     GameState._legal_take,
     GameState._legal_teardown,
     GameState._legal_build,
-    GameState._legal_recover,
+    GameState._legal_moves,  # recover: Great Powers only
     lambda s: [],
 )
 _APPLY = (
     GameState._apply_bid,
-    GameState._apply_take,
-    GameState._apply_teardown,
-    GameState._apply_build,
-    GameState._apply_recover,
+    GameState._apply_builder,
+    GameState._apply_builder,
+    GameState._apply_builder,
+    GameState._apply_builder,
 )
 
 __all__ = ["GameState", "Phase", "PHASE_NAMES", "VARIANTS", "PASSED", "IllegalActionError", "check_setup",
