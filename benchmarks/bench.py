@@ -39,6 +39,7 @@ import pettingzoo  # noqa: E402
 from pettingzoo.classic import connect_four_v3, leduc_holdem_v4  # noqa: E402
 
 import five_towers_env  # noqa: E402
+from five_towers_env import campanile  # noqa: E402
 from five_towers_env.engine import GameState  # noqa: E402
 
 C4 = "connect_four_v3"
@@ -70,6 +71,7 @@ def cases() -> list[Case]:
         Case("5T 2p great_powers", lambda: ft(num_players=2, variant="great_powers"), True),
         Case("5T 4p great_powers", lambda: ft(num_players=4, variant="great_powers"), True),
         Case("5T 2p base explicit", lambda: ft(num_players=2, variant="base", explicit=True), True, extra=True),
+        Case("Campanile 2p", lambda: campanile.env(num_players=2), True),
         Case("5T 2p base raw_env", lambda: five_towers_env.raw_env(num_players=2, variant="base"), True, ref=C4_RAW),
         Case("5T 2p great_powers raw_env", lambda: five_towers_env.raw_env(num_players=2, variant="great_powers"), True,
              ref=C4_RAW),

@@ -1,8 +1,9 @@
-"""Play one full game between agents, printing the table after every decision.
+"""Play one full game between agents, printing one line per move (forced moves included).
 
     python examples/play_game.py --players 3 --variant great_powers --seed 7
-    python examples/play_game.py --agents ppo heuristic --seed 7
+    python examples/play_game.py --agents ppo heuristic --seed 7 --show-table
     python examples/play_game.py --agents ppo:path=runs/ppo_quick_2p/policy.npz greedy
+    python examples/play_game.py --agents human ppo        # you play seat 0
 
 Agents are registry names (random, greedy, heuristic, mcts, ppo), optionally with settings
 (``mcts:simulations=100``; ``ppo:path=...`` plays a trained policy, by default the shipped one).
@@ -12,8 +13,9 @@ from __future__ import annotations
 
 import argparse
 
+from five_towers_env.agents.human import QuitGame
 from five_towers_env.evaluation.match import resolve_specs
-from five_towers_env.play import play_game
+from five_towers_env.play import MoveLog, play_game
 
 
 def main() -> None:
@@ -22,12 +24,19 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=None, help="seats (default: the number of agents, at least 2)")
     parser.add_argument("--variant", default="base", choices=["base", "great_powers"])
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--show-table", action="store_true", help="print the table at each round start and the end")
     args = parser.parse_args()
     specs = resolve_specs(args.agents)
     players = args.players or max(2, len(specs))
     agents = [specs[i % len(specs)].build(args.seed * 100 + i) for i in range(players)]
-    print("seats: " + ", ".join(f"player_{i}={specs[i % len(specs)].label}" for i in range(players)))
-    result = play_game(agents, variant=args.variant, seed=args.seed, render_mode="human")
+    labels = [specs[i % len(specs)].label for i in range(players)]
+    print("seats: " + ", ".join(f"player_{i}={label}" for i, label in enumerate(labels)))
+    log = MoveLog(labels, show_table="round" if args.show_table else None)
+    try:
+        result = play_game(agents, variant=args.variant, seed=args.seed, watchers=[log])
+    except QuitGame as exc:  # a human seat typed q (or its input ended)
+        print(f"game stopped: {exc}")
+        return
     print(f"final scores: {result['scores']}  winners: {['player_%d' % w for w in result['winners']]}")
 
 

@@ -1,6 +1,8 @@
 """The ``five-towers`` command line.
 
     five-towers play --agents heuristic random --seed 3
+    five-towers play --agents human ppo --record game.json      # you against the shipped policy
+    five-towers replay game.json --html replay.html             # a replay any browser opens
     five-towers evaluate --agents heuristic random --games 1000 --players 2 --variant base --seed 0 \\
         --workers 2 --out runs/eval
     five-towers tournament --agents random greedy heuristic --games 1000 --workers 2 --out runs/tournament
@@ -87,11 +89,12 @@ def _add_common(p: argparse.ArgumentParser, games_help: str, players_help: str,
 # -- play -------------------------------------------------------------------------------------
 
 def cmd_play(args: argparse.Namespace) -> int:
-    """One game between the named agents, the table printed as it goes."""
-    from .agents.base import agent_info
-    from .engine.actions import action_name
-    from .environment.aec import raw_env
+    """One game between the named agents (``human`` for a person), one line per move; the table
+    with --show-table; the game saved for ``five-towers replay`` with --record."""
+    from .agents.human import QuitGame
     from .evaluation.match import make_jobs, resolve_specs
+    from .play import GameWatcher, MoveLog, play_game
+    from .replay import GameRecorder
 
     specs = resolve_specs(args.agents)
     num_players = args.players or max(2, len(specs))
@@ -99,27 +102,75 @@ def cmd_play(args: argparse.Namespace) -> int:
     job = make_jobs(list(range(len(specs))), args.game + 1, num_players, args.seed, paired=not args.unpaired)[-1]
     labels = [specs[a].label for a in job.lineup]
     agents = [specs[a].build(job.agent_seeds[s]) for s, a in enumerate(job.lineup)]
-    env = raw_env(num_players=num_players, variant=args.variant, render_mode="ansi")
-    env.reset(seed=job.deal_seed)
-    game = env.game
     print("seats: " + ", ".join(f"{s}={label}" for s, label in enumerate(labels)))
-    print(env.render() + "\n")
-    rounds = game.rounds_played
-    moves = 0
-    while not game.is_terminal():
-        seat = game.current_player
-        action = agents[seat].act(env.observe(env.possible_agents[seat]), agent_info(game, seat))
-        if not args.quiet:
-            print(f"seat {seat} ({labels[seat]}): {action_name(action)}")
-        env.step(action)
-        moves += 1
-        if not args.quiet and (args.every_move or game.rounds_played != rounds or game.is_terminal()):
-            rounds = game.rounds_played
-            print("\n" + env.render() + "\n")
-    scores, winners = env.scores(), env.winners()
+    watchers: list[GameWatcher] = []
+    if not args.quiet:
+        # a person playing sees the final table even without --show-table: how the game ended
+        human = any(s.name == "human" for s in specs)
+        show = "move" if args.every_move else "round" if args.show_table else "end" if human else None
+        watchers.append(MoveLog(labels, show_table=show))
+    recorder = None
+    if args.record:
+        recorder = GameRecorder(labels, {"variant": args.variant, "num_players": num_players, "seed": args.seed,
+                                         "game_index": args.game, "deal_seed": job.deal_seed,
+                                         "paired": not args.unpaired, "agents": list(args.agents)})
+        watchers.append(recorder)
+    try:
+        result = play_game(agents, variant=args.variant, seed=job.deal_seed, watchers=watchers)
+    except (QuitGame, KeyboardInterrupt) as exc:
+        # a person stopped the game: say so, keep what was played, no traceback
+        why = "interrupted" if isinstance(exc, KeyboardInterrupt) else f"stopped: {exc}"
+        print(f"\ngame {why}; nothing more is played")
+        if recorder is not None and recorder.ui is not None:
+            print(f"wrote {recorder.save(args.record)} (the game so far)")
+        return 130 if isinstance(exc, KeyboardInterrupt) else 0
+    scores, winners = result["scores"], result["winners"]
     print(f"final scores: " + ", ".join(f"seat {s} ({labels[s]}) {sc}" for s, sc in enumerate(scores)))
     print(f"winner{'s' if len(winners) > 1 else ''}: " + ", ".join(f"seat {w} ({labels[w]})" for w in winners)
-          + f"  [{moves} decisions]")
+          + f"  [{result['steps']} decisions, {result['moves']} moves]")
+    if recorder is not None:
+        path = recorder.save(args.record)
+        print(f"wrote {path} (five-towers replay {path} --html replay.html)")
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    """Check a recorded game and print it move by move, or write it as an HTML replay or an SVG."""
+    from .gameui import get_ui
+    from .play import MoveLog
+    from .replay import RecordError, frame_state, read_record, replay, result_line, write_html
+
+    def error(message: object) -> int:
+        print(f"five-towers replay: error: {message}", file=sys.stderr)
+        return 1
+
+    try:
+        record = read_record(args.record)
+    except (RecordError, OSError) as exc:
+        return error(exc)
+    ui = get_ui(record["game"])
+    if args.html or args.svg:
+        try:
+            if args.html:
+                print(f"wrote {write_html(record, args.html)}")
+            if args.svg:
+                picture = ui.svg(frame_state(record, args.move), record.get("seats"))
+                Path(args.svg).parent.mkdir(parents=True, exist_ok=True)
+                Path(args.svg).write_text(picture, encoding="utf-8")
+                print(f"wrote {args.svg}")
+        except (RecordError, IndexError, OSError) as exc:
+            return error(exc)
+        return 0
+    log = MoveLog(record.get("seats"), show_table="round" if args.show_table else None)
+    try:
+        for state, move in replay(record):
+            if move is None:
+                log.start(state, ui)
+            else:
+                log.move(move)
+    except RecordError as exc:
+        return error(exc)
+    print(result_line(record) or "(the game was not finished)")
     return 0
 
 
@@ -241,7 +292,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    p = sub.add_parser("play", help="play one game between named agents, printed as it goes")
+    p = sub.add_parser("play", help="play one game between named agents (human: you), one line per move")
     p.add_argument("--agents", nargs="+", default=["random", "random"], metavar="AGENT", help=AGENT_HELP)
     p.add_argument("--players", type=_players, help="seats (default: the number of agents; agents repeat to fill)")
     p.add_argument("--variant", choices=VARIANTS, default="base")
@@ -249,9 +300,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--game", type=_nonneg, default=0,
                    help="replay game GAME of `evaluate` with the same agents, seed and players (default 0)")
     p.add_argument("--unpaired", action="store_true", help="as for evaluate")
-    p.add_argument("--every-move", action="store_true", help="print the table after every move (default: each round)")
+    p.add_argument("--show-table", action="store_true", help="print the table at each round start and at the end")
+    p.add_argument("--every-move", action="store_true", help="print the table after every move")
     p.add_argument("--quiet", action="store_true", help="print only the result")
+    p.add_argument("--record", metavar="JSON", help="save the game (positions and moves) for five-towers replay")
     p.set_defaults(func=cmd_play, parser=p)
+
+    p = sub.add_parser("replay", help="a recorded game (play --record) move by move, as an HTML replay or an SVG")
+    p.add_argument("record", metavar="JSON", help="a game written by five-towers play --record")
+    p.add_argument("--html", metavar="FILE", help="write a self-contained HTML replay (opens in any browser)")
+    p.add_argument("--svg", metavar="FILE", help="write the table after move --move as an SVG picture")
+    p.add_argument("--move", type=_nonneg, default=-1, help="with --svg: after this many moves (default: the end)")
+    p.add_argument("--show-table", action="store_true", help="print the table at each round start and at the end")
+    p.set_defaults(func=cmd_replay, parser=p)
 
     p = sub.add_parser("evaluate", help="seat-rotated seeded games between agents: win rates with 95%% CIs")
     _add_common(p, "games to play (default 100; a multiple of the number of agents balances the seats)",
@@ -295,8 +356,27 @@ def _check_agents(parser: argparse.ArgumentParser, agents: Sequence[str]) -> Non
             parser.error(f"argument --agents: {text}: {exc}")
 
 
+def _file_problem(path: str) -> str | None:
+    """Why ``path`` cannot be written as a file: empty, a folder, or under a file."""
+    if not path.strip():
+        return "an empty path"
+    if Path(path).is_dir():
+        return f"{path} is a folder"
+    return _folder_problem(Path(path).parent)
+
+
 def _check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Checks of the parsed arguments that need more than one argument or the file system."""
+    outputs = {"play": ("record",), "replay": ("html", "svg")}.get(args.command, ())
+    for name in outputs:
+        value = getattr(args, name, None)
+        problem = _file_problem(value) if value is not None else None
+        if problem:
+            parser.error(f"argument --{name}: must be a file to write: {problem}")
+    if args.command in ("evaluate", "tournament") and any(a.partition(":")[0].strip() == "human"
+                                                          for a in args.agents):
+        parser.error("argument --agents: human plays only in `five-towers play` (a person cannot sit "
+                     "through hundreds of games)")
     out = getattr(args, "out", None)
     if out is not None:
         problem = _folder_problem(out) if out.strip() else "an empty path"

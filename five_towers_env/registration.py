@@ -13,11 +13,13 @@ import sys
 from typing import Callable
 
 PETTINGZOO_ID = "five_towers_env/FiveTowers-v0"
+CAMPANILE_PETTINGZOO_ID = "five_towers_env/Campanile-v0"
 GYMNASIUM_ID = "five_towers_env/FiveTowers-v0"
 
 
 def register_pettingzoo() -> None:
-    """Register ``raw_env``'s wrapped form as ``pettingzoo.make("aec", PETTINGZOO_ID)`` (idempotent)."""
+    """Register ``raw_env``'s wrapped form as ``pettingzoo.make("aec", PETTINGZOO_ID)``, and Campanile's
+    as ``pettingzoo.make("aec", CAMPANILE_PETTINGZOO_ID)`` (idempotent)."""
     import pettingzoo
 
     register = getattr(pettingzoo, "register", None)
@@ -26,6 +28,8 @@ def register_pettingzoo() -> None:
         return
     if PETTINGZOO_ID not in registry:
         register("aec", PETTINGZOO_ID, entry_point="five_towers_env.environment.aec:env")
+    if CAMPANILE_PETTINGZOO_ID not in registry:  # the second game (five_towers_env.campanile)
+        register("aec", CAMPANILE_PETTINGZOO_ID, entry_point="five_towers_env.campanile.aec:env")
 
 
 def register_gymnasium() -> None:

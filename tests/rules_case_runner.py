@@ -1,4 +1,9 @@
-"""Drives the environment through a SPEC §9 rules case and checks every step."""
+"""Drives the environment through a SPEC §9 rules case and checks every step.
+
+A case plays 5 Towers unless it (or its position) says ``"game": "campanile"``: then it runs
+against ``five_towers_env.campanile`` with the SPEC C7 position and the C8 comparisons
+(docs/campanile.md).
+"""
 from __future__ import annotations
 
 import json
@@ -15,12 +20,15 @@ REPO = Path(__file__).resolve().parent.parent
 #: the reference cases of the specification, found beside a clone when they are there (CI has them)
 SHARED_CASES = REPO.parent / "shared" / "rules-cases"
 OWN_CASES = Path(__file__).resolve().parent / "rules_cases"
+#: this suite's own Campanile cases (docs/campanile.md C8)
+OWN_CAMPANILE_CASES = Path(__file__).resolve().parent / "rules_cases_campanile"
 OFFERED_VARIANTS = ("base", "great_powers")
+CAMPANILE_VARIANTS = ("pile", "played")
 
 
 def case_dirs() -> list[Path]:
     """SPEC §9 case folders: the reference ones, this suite's own, and every folder in FIVE_TOWERS_CASES."""
-    dirs = [SHARED_CASES, OWN_CASES]
+    dirs = [SHARED_CASES, OWN_CASES, OWN_CAMPANILE_CASES]
     dirs += [Path(d) for d in os.environ.get("FIVE_TOWERS_CASES", "").split(":") if d]
     return dirs
 
@@ -58,16 +66,68 @@ def _compare(expected: dict, actual: dict, where: str) -> None:
             assert want == got, f"{where}: {key}: expected {want!r}, got {got!r}"
 
 
+def case_game(case: dict) -> str:
+    """The game a case plays: its own ``"game"``, else its position's, else ``five_towers``."""
+    pos = case.get("position")
+    inner = pos.get("game", "five_towers") if isinstance(pos, dict) else "five_towers"
+    return case.get("game", inner)
+
+
+def _compare_campanile(expected: dict, actual: dict, where: str) -> None:
+    """SPEC C8: the named keys of ``position()``; ``hands`` as multisets per player, ``bets`` only
+    for the towers named (each tower's list in order); the optional keys at their defaults."""
+    defaults = {"done": False, "bet_chip": "at_least"}
+    for key, want in expected.items():
+        assert key in actual or key in defaults, f"{where}: position has no key {key!r}"
+        got = actual.get(key, defaults.get(key))
+        if key == "hands":
+            assert len(want) == len(got), f"{where}: hands: expected {len(want)} seats, got {len(got)}"
+            for s, (w, g) in enumerate(zip(want, got)):
+                assert _multiset(w) == _multiset(g), f"{where}: hands[{s}]: expected {sorted(w)}, got {sorted(g)}"
+        elif key == "bets":
+            for tower, chips in want.items():
+                assert tower in got, f"{where}: bets has no tower {tower!r}"
+                assert chips == got[tower], f"{where}: bets.{tower}: expected {chips}, got {got[tower]}"
+        else:
+            assert want == got, f"{where}: {key}: expected {want!r}, got {got!r}"
+
+
+def _campanile_env(path: Path, pos: dict):
+    """A Campanile environment set up as the case's position is (the loader judges the rest)."""
+    from five_towers_env.campanile import raw_env as campanile_env
+
+    variant = pos.get("variant", "pile")
+    if variant not in CAMPANILE_VARIANTS:
+        pytest.skip(f"{path.name}: Campanile variant {variant!r} is not offered")
+    n = pos.get("num_players", 2)
+    bet_chip = pos.get("bet_chip", "at_least")
+    return campanile_env(num_players=n if isinstance(n, int) and 2 <= n <= 5 else 2, variant=variant,
+                         bet_chip=bet_chip if bet_chip in ("at_least", "exact") else "at_least")
+
+
 def run_case(path: Path) -> None:
     """Run one case file; a failure names the file and the step."""
     case = json.loads(path.read_text())
     pos = case["position"]
+    game = case_game(case)
+    if game == "campanile":
+        run_steps(path, case, _campanile_env(path, pos), _compare_campanile)
+        return
+    if game != "five_towers":
+        pytest.skip(f"{path.name}: game {game!r} is not offered")
     variant = pos.get("variant", "base")
     if variant not in OFFERED_VARIANTS:
         pytest.skip(f"{path.name}: variant {variant!r} is not offered")
-    seed = case.get("seed", 0)
     n = pos.get("num_players", 2)
     env = raw_env(num_players=n if isinstance(n, int) and 2 <= n <= 5 else 2, variant=variant, explicit=True)
+    run_steps(path, case, env, _compare)
+
+
+def run_steps(path: Path, case: dict, env, compare) -> None:
+    """Load the case's position into ``env`` (or check it is rejected) and check every step;
+    ``compare(expected, position, where)`` judges an ``expect`` step."""
+    pos = case["position"]
+    seed = case.get("seed", 0)
     if case.get("rejected"):
         with pytest.raises(PositionError) as err:
             env.reset(seed=seed, options={"position": pos})
@@ -94,7 +154,7 @@ def run_case(path: Path) -> None:
             after = (env.position(), env.legal_action_names(), env.game.current_player)
             assert before == after, f"{where}: the illegal action changed the game"
         elif kind == "expect":
-            _compare(value, env.position(), where)
+            compare(value, env.position(), where)
         elif kind == "scores":
             assert env.scores() == value, f"{where}: scores are {env.scores()}"
         elif kind == "done":

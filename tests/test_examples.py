@@ -21,6 +21,13 @@ def test_play_game_example():
     out = run("examples/play_game.py", "--agents", "greedy", "random", "--players", "3", "--seed", "2")
     assert "seats: player_0=greedy, player_1=random, player_2=greedy" in out
     assert "final scores:" in out and "winners:" in out
+    # one line per move naming the player and the action, forced moves included; no table unless asked
+    moves = [line for line in out.splitlines() if line[:6].strip().endswith(".") and " seat " in line]
+    assert moves[0] == "   1. seat 0 (greedy): bid 5" and any(line.endswith("(forced: the only legal move)")
+                                                              for line in moves)
+    assert len(out.splitlines()) < 2 * len(moves) and "deck:" not in out
+    assert out.count("\ndeck: ") == 0 < run("examples/play_game.py", "--agents", "greedy", "random", "--players",
+                                             "3", "--seed", "2", "--show-table").count("\ndeck: ")
 
 
 def test_train_maskable_ppo_example():

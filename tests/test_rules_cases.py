@@ -1,4 +1,5 @@
-"""SPEC §9 (docs/rules.md): every rules case in tests/rules_cases, ../shared/rules-cases and $FIVE_TOWERS_CASES.
+"""SPEC §9 (docs/rules.md): every rules case in tests/rules_cases, tests/rules_cases_campanile,
+../shared/rules-cases and $FIVE_TOWERS_CASES (Campanile cases, "game": "campanile": docs/campanile.md C8).
 
 The reference cases of the specification live outside the repository (``../shared/rules-cases``
 beside the clone, or any folder named in ``FIVE_TOWERS_CASES``). A bare clone runs its own cases
@@ -11,7 +12,7 @@ import os
 
 import pytest
 
-from rules_case_runner import OWN_CASES, SHARED_CASES, case_files, run_case
+from rules_case_runner import OWN_CAMPANILE_CASES, OWN_CASES, SHARED_CASES, case_files, run_case
 
 CASES = case_files()
 
@@ -29,8 +30,13 @@ def test_own_cases_are_found():
     assert sum(p.parent == OWN_CASES for p in CASES) >= 50, f"tests/rules_cases lost cases: {OWN_CASES}"
 
 
+def test_own_campanile_cases_are_found():
+    assert sum(p.parent == OWN_CAMPANILE_CASES for p in CASES) >= 20, \
+        f"tests/rules_cases_campanile lost cases: {OWN_CAMPANILE_CASES}"
+
+
 def test_reference_cases_are_found():
-    if any(p.parent != OWN_CASES for p in CASES):
+    if any(p.parent not in (OWN_CASES, OWN_CAMPANILE_CASES) for p in CASES):
         return
     reason = (f"reference rules cases not found at {SHARED_CASES} "
               "(put the specification's rules-cases folder there or name it in FIVE_TOWERS_CASES)")

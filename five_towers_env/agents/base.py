@@ -4,6 +4,7 @@ An agent answers ``act(observation, info) -> action id``. ``observation`` is the
 observation dict (flat vector and int8 action mask); ``info`` carries what rule-based and search
 agents need, all public (SPEC §6):
 
+* ``info["game"]``: the game's :mod:`five_towers_env.gameui` name (``"five_towers"``);
 * ``info["seat"]``: the agent's seat; ``info["legal_actions"]``: legal ids;
   ``info["legal_action_names"]``: their SPEC §7 names;
 * ``info["view"]``: a :class:`GameState` copy whose deck is *redacted* (sorted, so it holds
@@ -48,6 +49,7 @@ def agent_info(game: GameState, seat: int) -> dict[str, Any]:
     """The ``info`` dict an agent at ``seat`` receives when it is on move."""
     legal = list(game.legal_actions()) if seat == game.current_player else []
     return {
+        "game": "five_towers",  # the five_towers_env.gameui name: game-neutral agents (human) look it up
         "seat": seat,
         "phase": game.phase_name,
         "legal_actions": legal,

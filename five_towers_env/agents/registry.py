@@ -28,6 +28,7 @@ AGENTS: dict[str, str] = {
     "heuristic": "five_towers_env.agents.heuristic:HeuristicAgent",
     "mcts": "five_towers_env.agents.mcts:MCTSAgent",
     "ppo": "five_towers_env.agents.policy:PolicyAgent",  # path=... (default: the shipped policy)
+    "human": "five_towers_env.agents.human:HumanAgent",  # a person at the terminal (five-towers play)
 }
 
 

@@ -20,7 +20,8 @@ size depends on the player count alone, so a recorder gets frames of one shape f
   grey otherwise; cyan pips after it count that seat's bid this round, a red pip marks a pass;
 * the pips under a panel are that seat's torn-down cards, in their types' colours.
 
-A fuller drawing (SVG, fonts) is a separate matter; this one needs no dependency beyond numpy.
+The fuller drawing, with card values and text, is the SVG of :mod:`five_towers_env.environment.svg`;
+this one needs no dependency beyond numpy and no fonts.
 """
 from __future__ import annotations
 

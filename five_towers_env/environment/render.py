@@ -10,8 +10,9 @@ def _cards(cards) -> str:
     return ", ".join(CARD_NAMES[c] for c in cards) or "-"
 
 
-def render_text(state: GameState) -> str:
-    """The table as text: deck size, display, bids, each seat's towers, teardown pile and score."""
+def render_text(state: GameState, seat: int | None = None) -> str:
+    """The table as text: deck size, display, bids, each seat's towers, teardown pile and score;
+    ``seat`` (the reader's, if given) is marked ``(you)``."""
     scores = state.scores()
     lines = [
         f"5 Towers ({state.variant}, {state.num_players} players) - round {state.rounds_played + 1}, "
@@ -28,7 +29,8 @@ def render_text(state: GameState) -> str:
         b = state.bids[p]
         bid = "" if b is None else (" passed" if b == PASSED else f" bid {b}")
         marker = ">" if p == state.current_player else " "
-        lines.append(f"{marker} seat {p}: score {scores[p]}{bid}")
+        you = " (you)" if p == seat else ""
+        lines.append(f"{marker} seat {p}{you}: score {scores[p]}{bid}")
         for t, tw in enumerate(state.towers[p]):
             if tw:
                 top = " (topped)" if tw[-1] == 0 else ""

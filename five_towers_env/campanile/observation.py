@@ -1,0 +1,182 @@
+"""The flat Campanile observation vector, built from named pieces ``(name, size)`` (SPEC C5).
+
+Seats are relative to the observer (``seat0`` is the observer, ``seat1`` the player to their
+left, ...) and padded to five, so one layout serves every player count and both variants.
+Every value lies in [0, 1]. Hidden cards enter only as what the observer may know of them:
+the per-style counts of cards it cannot locate (``unseen``) and each seat's revealed cards;
+never which pile position or which opponent holds an unrevealed card.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .rules import CARDS_PER_STYLE, CHIPS, FLAGS, HAND_SIZE, MAX_HEIGHT, MAX_PLAYERS, NUM_PILES, NUM_TOWERS, TOWERS, \
+    pile_size
+from .state import CampanileState
+
+MAX_SEATS = MAX_PLAYERS
+MAX_STAKE = sum(v * c for v, c in zip((1, 2, 3), CHIPS))  # 14: all of a seat's chips under one tower
+MAX_SCORE = sum(high for high, _ in FLAGS)                 # 20: every flag's higher number
+MAX_PILE = pile_size(MAX_PLAYERS)                          # 18
+
+GLOBAL_PIECES: tuple[tuple[str, int, str], ...] = (
+    ("phase", 3, "one-hot: play, bet, game_over"),
+    ("variant", 2, "one-hot: pile, played"),
+    ("bet_chip_exact", 1, "1 if a bet's chip must equal the storeys played (option bet_chip='exact')"),
+    ("num_players", 4, "one-hot: 2, 3, 4, 5 players"),
+    ("to_act", MAX_SEATS, "relative seat of the player on move (one-hot; at game end the last mover)"),
+    ("played_tower", NUM_TOWERS, "bet phase: one-hot tower A..E just played onto (zeros in the play phase)"),
+    ("played_storeys", 3, "bet phase: one-hot storeys 1, 2, 3 just played (zeros in the play phase)"),
+    ("heights", NUM_TOWERS, f"height of towers A..E / {MAX_HEIGHT}, clipped to 1"),
+    ("flag_rank", NUM_TOWERS * NUM_TOWERS,
+     "per tower A..E, one-hot of its place in the flag order now (8/4, 6/3, 4/2, 2/1, none)"),
+    ("face_up", NUM_PILES * NUM_TOWERS, "per pile 1..3, one-hot tower shown by its face-up card"),
+    ("pile_sizes", NUM_PILES, f"cards in piles 1..3 / {MAX_PILE}, clipped to 1"),
+    ("hand", NUM_TOWERS, f"the observer's own cards per style A..E / {HAND_SIZE}"),
+    ("unseen", NUM_TOWERS,
+     f"per style, cards the observer cannot locate (pile cards below the face-up ones, other players' "
+     f"unrevealed cards, set-aside leftovers) / {CARDS_PER_STYLE}"),
+    ("cards_played", NUM_TOWERS, f"per style, cards played so far this game / {CARDS_PER_STYLE}"),
+)
+
+SEAT_PIECES: tuple[tuple[str, int, str], ...] = (
+    ("present", 1, "1 if this relative seat is in the game"),
+    ("chips", 3, "remaining 1-chips / 5, 2-chips / 3, 3-chip / 1"),
+    ("revealed", NUM_TOWERS,
+     f"per style, cards everybody knows are in this seat's hand (drawn face up, less one per later play of "
+     f"that style) / {HAND_SIZE}"),
+    ("stake", NUM_TOWERS, f"per tower A..E, total value of this seat's chips under it / {MAX_STAKE}"),
+    ("precedence", NUM_TOWERS,
+     "per tower A..E, (5 - i) / 5 if this seat's first chip there was the i-th seat's first chip (i = 0 earliest), "
+     "0 without a stake: breaks ties between equal stakes"),
+    ("score", 1, f"score if the game ended now / {MAX_SCORE}"),
+)
+
+SEAT_SIZE = sum(s for _, s, _ in SEAT_PIECES)
+GLOBAL_SIZE = sum(s for _, s, _ in GLOBAL_PIECES)
+
+
+def pieces() -> list[tuple[str, int, str]]:
+    """Every piece ``(name, size, meaning)`` in layout order."""
+    out = list(GLOBAL_PIECES)
+    for s in range(MAX_SEATS):
+        out += [(f"seat{s}.{name}", size, doc) for name, size, doc in SEAT_PIECES]
+    return out
+
+
+def offsets() -> dict[str, tuple[int, int]]:
+    """``{piece name: (start, size)}`` over the flat vector."""
+    out, at = {}, 0
+    for name, size, _ in pieces():
+        out[name] = (at, size)
+        at += size
+    return out
+
+
+OFFSETS = offsets()
+OBS_SIZE = sum(s for _, s, _ in pieces())
+_O = {name: start for name, (start, _) in OFFSETS.items()}
+assert OBS_SIZE == GLOBAL_SIZE + MAX_SEATS * SEAT_SIZE
+
+
+def layout_table() -> str:
+    """The layout as a Markdown table (docs/campanile.md shows it; a test keeps the two equal)."""
+    rows = ["| offset | size | piece | meaning |", "|---:|---:|---|---|"]
+    rows += [f"| {OFFSETS[n][0]} | {k} | `{n}` | {d} |" for n, k, d in GLOBAL_PIECES]
+    rows += [f"| {OFFSETS['seat0.' + n][0]} | {k} | `seat0.{n}` | {d} |" for n, k, d in SEAT_PIECES]
+    rows.append(f"| {_O['seat1.present']} | {4 * SEAT_SIZE} | `seat1..seat4.*` | the same {SEAT_SIZE} values for "
+                "the seats 1..4 to the observer's left (zeros for seats not in the game) |")
+    rows.append(f"| | **{OBS_SIZE}** | | total |")
+    return "\n".join(rows)
+
+
+_PHASE, _VARIANT, _EXACT, _NPLAYERS, _TO_ACT = _O["phase"], _O["variant"], _O["bet_chip_exact"], \
+    _O["num_players"], _O["to_act"]
+_PLAYED_T, _PLAYED_K, _HEIGHTS, _RANK = _O["played_tower"], _O["played_storeys"], _O["heights"], _O["flag_rank"]
+_FACE, _PSIZE, _HAND, _UNSEEN, _CPLAYED = _O["face_up"], _O["pile_sizes"], _O["hand"], _O["unseen"], \
+    _O["cards_played"]
+_SEAT0 = _O["seat0.present"]
+_S_CHIPS, _S_REVEALED, _S_STAKE, _S_PREC, _S_SCORE = (_O[f"seat0.{n}"] - _SEAT0 for n in
+                                                       ("chips", "revealed", "stake", "precedence", "score"))
+_CHIP_SCALE = tuple(1.0 / c for c in CHIPS)
+_THIRD = 1.0 / HAND_SIZE
+_PER_STYLE = 1.0 / CARDS_PER_STYLE
+
+
+def encode(state: CampanileState, observer: int) -> np.ndarray:
+    """The observation of seat ``observer`` as a float32 vector of length ``OBS_SIZE``.
+
+    It reads only what ``observer`` may know (SPEC C5): two states that differ only in cards
+    hidden from ``observer`` (see ``CampanileState.determinize``) give equal vectors.
+    """
+    # A Python list first and one conversion at the end: item assignment on a list is several
+    # times cheaper than on a numpy array, and this runs once per environment step.
+    v = [0.0] * OBS_SIZE
+    n = state.num_players
+    v[_PHASE + (2 if state.done else state.phase)] = 1.0
+    v[_VARIANT + (state.variant == "played")] = 1.0
+    if state.bet_chip == "exact":
+        v[_EXACT] = 1.0
+    v[_NPLAYERS + n - 2] = 1.0
+    v[_TO_ACT + (state.current_player - observer) % n] = 1.0
+    if state.played_storeys:  # bet phase only
+        v[_PLAYED_T + state.played_tower] = 1.0
+        v[_PLAYED_K + state.played_storeys - 1] = 1.0
+    heights = state.heights
+    for t in range(NUM_TOWERS):
+        h = heights[t]
+        if h:
+            v[_HEIGHTS + t] = h / MAX_HEIGHT if h < MAX_HEIGHT else 1.0
+    for rank, t in enumerate(state.flag_order()):
+        v[_RANK + NUM_TOWERS * t + rank] = 1.0
+    for i, pile in enumerate(state.piles):
+        if pile:
+            size = len(pile)
+            v[_FACE + NUM_TOWERS * i + pile[-1]] = 1.0
+            v[_PSIZE + i] = size / MAX_PILE if size < MAX_PILE else 1.0
+    for c in state.hands[observer]:
+        v[_HAND + c] += _THIRD
+    unseen, played = state.unseen_counts(observer), state.cards_played
+    for t in range(NUM_TOWERS):
+        v[_UNSEEN + t] = unseen[t] * _PER_STYLE
+        v[_CPLAYED + t] = played[t] * _PER_STYLE
+    scores, table = state.scores(), state.stake_table()
+    for p in range(n):
+        o = _SEAT0 + ((p - observer) % n) * SEAT_SIZE
+        v[o] = 1.0
+        held = state.chips[p]
+        v[o + _S_CHIPS] = held[0] * _CHIP_SCALE[0]
+        v[o + _S_CHIPS + 1] = held[1] * _CHIP_SCALE[1]
+        v[o + _S_CHIPS + 2] = held[2] * _CHIP_SCALE[2]
+        for c in state.revealed[p]:
+            v[o + _S_REVEALED + c] += _THIRD
+        for t, (stake, first) in enumerate(table[p]):
+            if stake:
+                v[o + _S_STAKE + t] = stake / MAX_STAKE
+                v[o + _S_PREC + t] = (MAX_SEATS - first) / MAX_SEATS
+        v[o + _S_SCORE] = scores[p] / MAX_SCORE
+    return np.array(v, dtype=np.float32)
+
+
+def describe(vector: np.ndarray, nonzero_only: bool = True) -> str:
+    """A debug string of a vector, one line per piece, named as in the layout table."""
+    lines = []
+    for name, (start, size) in OFFSETS.items():
+        part = vector[start:start + size]
+        if nonzero_only and not part.any():
+            continue
+        if size == 1:
+            lines.append(f"{name}: {part[0]:.3g}")
+        else:
+            nz = {int(i): round(float(part[i]), 3) for i in np.flatnonzero(part)}
+            lines.append(f"{name}: {nz}")
+    return "\n".join(lines)
+
+
+def debug_string(state: CampanileState, observer: int) -> str:
+    """``describe`` of ``observer``'s observation, headed by the towers' names for reading."""
+    return f"observer seat {observer}; towers {', '.join(TOWERS)}\n" + describe(encode(state, observer))
+
+
+__all__ = ["OBS_SIZE", "GLOBAL_PIECES", "SEAT_PIECES", "SEAT_SIZE", "MAX_SEATS", "pieces", "offsets", "OFFSETS",
+           "layout_table", "encode", "describe", "debug_string"]

@@ -1,0 +1,37 @@
+"""A readable text picture of a Campanile table: public information only (SPEC C5).
+
+Never shows a hand (not even the one of the player on move), a pile card below the face-up
+one, or the set-aside leftovers: the text is the same for every seat, so it hides what any
+seat must not see.
+"""
+from __future__ import annotations
+
+from .rules import FLAGS, TOWERS
+from .state import CampanileState
+
+
+def render_text(state: CampanileState) -> str:
+    """The table as text: towers with heights, flags and chips, the piles, each seat's chips and score."""
+    scores = state.scores()
+    status = "game over" if state.done else f"phase {state.phase_name}, seat {state.current_player} to act"
+    rule = "" if state.bet_chip == "at_least" else ", exact chips"
+    lines = [f"Campanile ({state.variant}{rule}, {state.num_players} players) - turn {state.turns + 1}, {status}"]
+    if state.played_storeys and not state.done:
+        lines.append(f"just played: tower {TOWERS[state.played_tower]} +{state.played_storeys}")
+    flags = {t: f"{hi}/{lo}" for (hi, lo), t in zip(FLAGS, state.flag_order())}
+    for t in range(len(TOWERS)):
+        chips = " ".join(f"s{s}:{v}" for s, v in state.bets[t]) or "-"
+        lines.append(f"  tower {TOWERS[t]}: height {state.heights[t]:>2}  flag {flags.get(t, '-'):>3}  chips {chips}")
+    piles = "   ".join(f"pile {i + 1}: {TOWERS[p[-1]] if p else '-'} ({len(p)} cards)"
+                       for i, p in enumerate(state.piles))
+    lines.append(f"  {piles}")
+    for p in range(state.num_players):
+        marker = ">" if p == state.current_player and not state.done else " "
+        ones, twos, threes = state.chips[p]
+        known = "".join(TOWERS[c] for c in state.revealed[p]) or "-"
+        lines.append(f"{marker} seat {p}: score {scores[p]:>2}  chips 1x{ones} 2x{twos} 3x{threes}  "
+                     f"{len(state.hands[p])} cards (known: {known})")
+    return "\n".join(lines)
+
+
+__all__ = ["render_text"]

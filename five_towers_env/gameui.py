@@ -1,0 +1,122 @@
+"""What the game-neutral tools need from a game: the human seat, the move log, ``--record`` and
+the HTML replay.
+
+Those tools (:mod:`five_towers_env.agents.human`, :mod:`five_towers_env.play`,
+:mod:`five_towers_env.replay`) never import a game's rules. They ask a :class:`GameUI` for every
+game-specific step, looked up by name with :func:`get_ui`. 5 Towers registers
+``"five_towers"`` (:data:`five_towers_env.environment.ui.FIVE_TOWERS`); another game plugs in by
+building a ``GameUI`` from its own functions and naming it in :data:`GAME_UIS` (or calling
+:func:`register_ui`).
+
+The game's state object must offer what the engine's ``GameState`` does: ``num_players``,
+``current_player`` (-1 once the game is over), ``phase_name``, ``legal_actions()``,
+``apply_action(action)`` (raising ``ValueError`` for an illegal one), ``is_terminal()``,
+``scores()`` and ``winners()``.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Any, Callable, Protocol
+
+
+class GameState(Protocol):
+    """The state interface the game-neutral tools use (the engine's ``GameState`` has it)."""
+
+    num_players: int
+    current_player: int
+
+    @property
+    def phase_name(self) -> str:
+        """Name of the decision the game waits for (``"game_over"`` at the end)."""
+        ...
+
+    def legal_actions(self) -> list[int]:
+        """Legal action ids of the player on move."""
+        ...
+
+    def apply_action(self, action: int) -> None:
+        """Apply one legal action; raise ``ValueError`` for an illegal one."""
+        ...
+
+    def is_terminal(self) -> bool:
+        """Whether the game is over."""
+        ...
+
+    def scores(self) -> list[int]:
+        """Each seat's score now."""
+        ...
+
+    def winners(self) -> list[int]:
+        """The seats sharing the top score."""
+        ...
+
+
+@dataclass(frozen=True)
+class GameUI:
+    """The game-specific hooks of the human seat, the move log, records and replays.
+
+    Attributes:
+        name: the game's id, written into records as ``"game"`` (e.g. ``"five_towers"``).
+        title: the game's name for people (``"5 Towers"``).
+        text_view: ``(state, seat) -> str``: the table as text as ``seat`` may see it (``seat`` None:
+            as a spectator sees it). Must never show what that seat may not know.
+        svg: ``(state, labels=None) -> str``: a standalone SVG document of the table as a spectator
+            sees it; ``labels`` names the seats (agent names).
+        action_name: ``(action id) -> str``: the move's name.
+        action_from_name: ``(name) -> action id``; raises ``ValueError`` for an unknown name.
+        phase_help: ``(state) -> str``: a few lines explaining the decision on move, for ``?``.
+        round_summary: ``(state) -> str``: one line opening a round in the move log (what is on
+            offer, who starts).
+        round_index: ``(state) -> int``: a counter that changes exactly when the game reaches a
+            state that :attr:`save_position` / :attr:`load_position` can store and restore (5 Towers:
+            the rounds played, a position being a round start). Records keep one position per value.
+        save_position: ``(state) -> dict``: the state as a JSON-able position (may hold hidden
+            information such as the deck order: records are written for after the game).
+        load_position: ``(position, round_index) -> state``: the state back from
+            :attr:`save_position`'s output taken when :attr:`round_index` gave ``round_index``.
+        check_continuation: optional ``(reached state, recorded position) -> problem or None``: does
+            the state that a record's moves reach agree with the position recorded next (public
+            parts only; random events may legitimately differ)? ``None`` skips the check.
+    """
+
+    name: str
+    title: str
+    text_view: Callable[[Any, int | None], str]
+    svg: Callable[..., str]
+    action_name: Callable[[int], str]
+    action_from_name: Callable[[str], int]
+    phase_help: Callable[[Any], str]
+    round_summary: Callable[[Any], str]
+    round_index: Callable[[Any], int]
+    save_position: Callable[[Any], dict]
+    load_position: Callable[[dict, int], Any]
+    check_continuation: Callable[[Any, dict], str | None] | None = None
+
+
+#: game id -> ``"module:attribute"`` of its :class:`GameUI` (imported on first use)
+GAME_UIS: dict[str, str] = {
+    "five_towers": "five_towers_env.environment.ui:FIVE_TOWERS",
+}
+
+
+def register_ui(name: str, target: str) -> None:
+    """Make ``get_ui(name)`` load the :class:`GameUI` at ``target`` (``"module:attribute"``)."""
+    if ":" not in target:
+        raise ValueError(f"target must be 'module:attribute', got {target!r}")
+    GAME_UIS[name] = target
+
+
+def get_ui(name: str) -> GameUI:
+    """The :class:`GameUI` registered as ``name``; ``ValueError`` naming the known games otherwise."""
+    target = GAME_UIS.get(name) if isinstance(name, str) else None
+    if target is None:
+        raise ValueError(f"unknown game {name!r}; known: {', '.join(GAME_UIS)}")
+    module, attr = target.split(":")
+    ui = getattr(importlib.import_module(module), attr)
+    if not isinstance(ui, GameUI):
+        raise TypeError(f"{target} is a {type(ui).__name__}, not a GameUI")
+    return ui
+
+
+__all__ = ["GameState", "GameUI", "GAME_UIS", "register_ui", "get_ui"]

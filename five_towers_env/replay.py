@@ -1,0 +1,440 @@
+"""Game records (``five-towers play --record game.json``) and the HTML replay built from them
+(``five-towers replay game.json --html replay.html``).
+
+A **record** is JSON: the game's positions in the game's own position format plus the moves by
+name, so a person can read it and any later version of the rules engine can check it::
+
+    {"format": "five_towers_env.record", "version": 1, "game": "five_towers",
+     "seats": ["human", "ppo"], "info": {"variant": "base", "seed": 0, ...},
+     "segments": [{"round": 0, "position": {...rules §8 position...},
+                   "moves": [{"seat": 0, "move": "bid 2"}, {"seat": 1, "move": "pass", "forced": true}, ...]},
+                  {"round": 1, "position": {...}, "moves": [...]}, ...],
+     "finished": true, "scores": [31, 25], "winners": [0]}
+
+A segment holds one position the game's :class:`~five_towers_env.gameui.GameUI` can load (for 5
+Towers each round start) and the moves played from it until the next one. Replaying applies the
+moves with the rules engine, so an illegal or out-of-turn move in a file is an error naming it,
+and the next segment's position must agree with where the moves led.
+
+The **HTML replay** is one self-contained file: every frame an inline SVG drawing (the game's
+``svg`` hook), the moves by name, a slider, buttons and the arrow keys; no script, font or
+style from anywhere else, so it opens from disk in any browser without a network. ``#57`` at
+the end of its address opens it at frame 57.
+"""
+from __future__ import annotations
+
+import json
+import re
+from html import escape
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+from .gameui import GameUI, get_ui
+from .play import GameWatcher, Move
+
+RECORD_FORMAT = "five_towers_env.record"
+RECORD_VERSION = 1
+
+
+class RecordError(ValueError):
+    """A record file that is malformed, or whose moves do not replay; the message says where."""
+
+
+# -- recording --------------------------------------------------------------------------------
+
+class GameRecorder(GameWatcher):
+    """Records a game played through :func:`five_towers_env.play.play_game` (pass it in ``watchers``).
+
+    ``labels`` names the seats (the agents); ``info`` is free JSON-able metadata kept in the record
+    (variant, seeds, the command). :meth:`record` works mid-game too (``"finished": false``), so a
+    game a person quits can still be saved.
+    """
+
+    def __init__(self, labels: Sequence[str] | None = None, info: dict[str, Any] | None = None) -> None:
+        self.labels = list(labels or [])
+        self.info = dict(info or {})
+        self.segments: list[dict[str, Any]] = []
+        self.result: dict[str, Any] | None = None
+        self.ui: GameUI | None = None
+
+    def _segment(self, game: Any) -> dict[str, Any]:
+        return {"round": int(self.ui.round_index(game)), "position": self.ui.save_position(game), "moves": []}
+
+    def start(self, game: Any, ui: GameUI) -> None:
+        """Keep the starting position."""
+        self.ui = ui
+        self.segments = [self._segment(game)]
+        self.result = None
+
+    def move(self, move: Move) -> None:
+        """Keep the move by name; keep a new position when the game reaches one (a new round)."""
+        entry: dict[str, Any] = {"seat": int(move.seat), "move": move.name}
+        if move.forced:
+            entry["forced"] = True
+        self.segments[-1]["moves"].append(entry)
+        game = move.game
+        if not game.is_terminal() and self.ui.round_index(game) != self.segments[-1]["round"]:
+            self.segments.append(self._segment(game))
+
+    def end(self, result: dict[str, Any]) -> None:
+        """Keep the final scores and winners."""
+        self.result = result
+
+    def record(self) -> dict[str, Any]:
+        """The record so far as a JSON-able dict (see the module docstring)."""
+        if self.ui is None:
+            raise RuntimeError("nothing recorded yet: pass the recorder to play_game(watchers=[...])")
+        out: dict[str, Any] = {"format": RECORD_FORMAT, "version": RECORD_VERSION, "game": self.ui.name,
+                               "seats": self.labels, "info": self.info, "segments": self.segments,
+                               "finished": self.result is not None}
+        if self.result is not None:
+            out["scores"] = [int(s) for s in self.result["scores"]]
+            out["winners"] = [int(w) for w in self.result["winners"]]
+        return out
+
+    def save(self, path: str | Path) -> Path:
+        """Write :meth:`record` to ``path`` (folders made as needed); return the path."""
+        return write_record(self.record(), path)
+
+
+def dumps_record(record: dict[str, Any]) -> str:
+    """A record as JSON text laid out for people: one line per position and per move."""
+    parts = []
+    for key, value in record.items():
+        if key != "segments":
+            parts.append(f"  {json.dumps(key)}: {json.dumps(value)}")
+            continue
+        segments = []
+        for seg in value:
+            moves = ",\n      ".join(json.dumps(m) for m in seg["moves"])
+            segments.append(f'    {{"round": {json.dumps(seg["round"])},\n     "position": {json.dumps(seg["position"])},'
+                            f'\n     "moves": [' + (f"\n      {moves}" if moves else "") + "]}")
+        parts.append('  "segments": [\n' + ",\n".join(segments) + "]")
+    return "{\n" + ",\n".join(parts) + "\n}\n"
+
+
+def write_record(record: dict[str, Any], path: str | Path) -> Path:
+    """Write ``record`` to ``path`` (folders made as needed); return the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(dumps_record(record), encoding="utf-8")
+    return path
+
+
+# -- reading and replaying ---------------------------------------------------------------------
+
+def check_record(record: Any) -> dict[str, Any]:
+    """Raise :class:`RecordError` unless ``record`` has a record's shape; return it."""
+    if not isinstance(record, dict):
+        raise RecordError(f"a record is a JSON object, got {type(record).__name__}")
+    if record.get("format") != RECORD_FORMAT:
+        raise RecordError(f"not a game record: 'format' is {record.get('format')!r}, expected {RECORD_FORMAT!r} "
+                          "(records are written by five-towers play --record)")
+    if record.get("version") != RECORD_VERSION:
+        raise RecordError(f"record version {record.get('version')!r} is not supported (this version reads "
+                          f"{RECORD_VERSION})")
+    try:
+        get_ui(record.get("game"))
+    except ValueError as exc:
+        raise RecordError(str(exc)) from None
+    segments = record.get("segments")
+    if not isinstance(segments, list) or not segments:
+        raise RecordError("'segments' must be a non-empty list")
+    for k, seg in enumerate(segments):
+        if not isinstance(seg, dict) or not isinstance(seg.get("position"), dict) \
+                or not isinstance(seg.get("moves"), list) or not isinstance(seg.get("round"), int):
+            raise RecordError(f"segments[{k}] must be an object with 'round' (an integer), 'position' "
+                              "(an object) and 'moves' (a list)")
+        for i, m in enumerate(seg["moves"]):
+            if not isinstance(m, dict) or not isinstance(m.get("move"), str) or not isinstance(m.get("seat"), int):
+                raise RecordError(f"segments[{k}].moves[{i}] must be an object with 'seat' (an integer) and "
+                                  f"'move' (a move's name), got {m!r}")
+        if k < len(segments) - 1 and not seg["moves"]:
+            raise RecordError(f"segments[{k}] has no moves but is not the last segment")
+    seats = record.get("seats", [])
+    if not isinstance(seats, list) or not all(isinstance(s, str) for s in seats):
+        raise RecordError("'seats' must be a list of names")
+    return record
+
+
+def read_record(path: str | Path) -> dict[str, Any]:
+    """Load and check a record file; :class:`RecordError` (or ``OSError``) says what is wrong."""
+    try:
+        record = json.loads(Path(path).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise RecordError(f"{path} is not JSON: {exc}") from None
+    return check_record(record)
+
+
+def replay(record: dict[str, Any]) -> Iterator[tuple[Any, Move | None]]:
+    """Step through a record: yield ``(state, None)`` for the start, then ``(state, move)`` after
+    each move, ``state`` being the live game (read it before the next step). Raises
+    :class:`RecordError` for a move that is not legal, out of turn, or leads elsewhere than the
+    record's next position, and for final scores that differ from the recorded ones."""
+    record = check_record(record)
+    ui = get_ui(record["game"])
+    segments = record["segments"]
+
+    def load(k: int) -> Any:
+        try:
+            return ui.load_position(segments[k]["position"], segments[k]["round"])
+        except ValueError as exc:
+            raise RecordError(f"segments[{k}].position: {exc}") from None
+
+    state = load(0)
+    yield state, None
+    number = 0
+    for k, seg in enumerate(segments):
+        last = len(seg["moves"]) - 1
+        for i, m in enumerate(seg["moves"]):
+            number += 1
+            where = f"move {number} (segments[{k}].moves[{i}], seat {m['seat']}: {m['move']!r})"
+            if state.is_terminal():
+                raise RecordError(f"{where}: the game is already over")
+            if m["seat"] != state.current_player:
+                raise RecordError(f"{where}: it is seat {state.current_player}'s turn")
+            try:
+                action = ui.action_from_name(m["move"])
+                state.apply_action(action)
+            except ValueError as exc:
+                raise RecordError(f"{where}: {exc}") from None
+            if i == last and k + 1 < len(segments):
+                # the segment's last move must reach the next recorded position; its state (not the
+                # one just reached, whose random parts differ) is where the game really went on
+                nxt = segments[k + 1]
+                if state.is_terminal() or ui.round_index(state) != nxt["round"]:
+                    raise RecordError(f"{where}: the moves of segments[{k}] do not lead to the next "
+                                      f"segment's position (round {nxt['round']})")
+                problem = ui.check_continuation(state, nxt["position"]) if ui.check_continuation else None
+                if problem:
+                    raise RecordError(f"{where}: {problem}")
+                state = load(k + 1)
+            yield state, Move(number, int(m["seat"]), int(action), ui.action_name(action),
+                              bool(m.get("forced", False)), state)
+    if record.get("finished"):
+        if not state.is_terminal():
+            raise RecordError("the record says the game finished, but its moves stop before the end")
+        if "scores" in record and [int(s) for s in state.scores()] != record["scores"]:
+            raise RecordError(f"the moves score {state.scores()}, but the record says {record['scores']}")
+
+
+def _seat(labels: Sequence[str], seat: int) -> str:
+    return f"seat {seat}" + (f" ({labels[seat]})" if seat < len(labels) and labels[seat] else "")
+
+
+def result_line(record: dict[str, Any]) -> str:
+    """The final scores and winners of a finished record in one line (``""`` for an unfinished one)."""
+    if not record.get("finished") or "scores" not in record:
+        return ""
+    labels = record.get("seats", [])
+    winners = record.get("winners", [])
+    return ("final scores: " + ", ".join(f"{_seat(labels, s)} {sc}" for s, sc in enumerate(record["scores"]))
+            + f"; winner{'s' if len(winners) > 1 else ''}: " + ", ".join(_seat(labels, w) for w in winners))
+
+
+def frame_count(record: dict[str, Any]) -> int:
+    """The number of moves in ``record``: its frames are 0 (the start) to this."""
+    return sum(len(s["moves"]) for s in check_record(record)["segments"])
+
+
+def frame_state(record: dict[str, Any], frame: int = -1) -> Any:
+    """The state after ``frame`` moves of ``record`` (0: the start; -1: the end of the record).
+    ``IndexError`` for a frame beyond the game; :class:`RecordError` for a record that does not
+    replay up to it."""
+    count = frame_count(record)
+    target = count if frame == -1 else frame
+    if not 0 <= target <= count:
+        raise IndexError(f"frame {frame} is outside the game's frames 0..{count}")
+    for i, (state, _) in enumerate(replay(record)):
+        if i == target:
+            return state  # leaving the generator here: nothing changes the state any more
+    raise AssertionError("replay() yields one state per frame")  # pragma: no cover
+
+
+# -- the HTML replay ---------------------------------------------------------------------------
+
+_PIECE = re.compile(r"(?=<g[ >])")
+
+
+def replay_data(record: dict[str, Any]) -> dict[str, Any]:
+    """Everything the HTML page shows, frame by frame.
+
+    A frame's SVG is split before each ``<g`` and every distinct piece is stored once: from one
+    move to the next most of the table (other seats' panels) does not change, which keeps a
+    five-player replay to a few hundred kilobytes instead of megabytes.
+    """
+    ui = get_ui(record["game"])
+    labels = list(record.get("seats", []))
+    pieces: list[str] = []
+    index: dict[str, int] = {}
+    frames: list[list[int]] = []
+    captions: list[str] = []
+    entries: list[dict[str, Any]] = []
+    rnd = None
+    num_players = 0
+    for state, move in replay(record):
+        num_players = state.num_players
+        svg = ui.svg(state, labels)
+        ids = []
+        for piece in _PIECE.split(svg):
+            if piece not in index:
+                index[piece] = len(pieces)
+                pieces.append(piece)
+            ids.append(index[piece])
+        frames.append(ids)
+        f = len(frames) - 1
+        if move is None:
+            captions.append("start - " + ui.round_summary(state))
+        else:
+            text = f"{_seat(labels, move.seat)}: {move.name}" + ("  (forced)" if move.forced else "")
+            captions.append(f"move {move.number}: {text}")
+            entries.append({"frame": f, "text": f"{move.number}. {text}", "forced": move.forced})
+        if not state.is_terminal() and ui.round_index(state) != rnd:
+            rnd = ui.round_index(state)
+            entries.append({"frame": f, "text": ui.round_summary(state), "round": True})
+    result = result_line(record)
+    if result:
+        captions[-1] += " - game over"
+        entries.append({"frame": len(frames) - 1, "text": result, "round": True})
+    return {"pieces": pieces, "frames": frames, "captions": captions, "entries": entries, "result": result,
+            "num_players": num_players}
+
+
+_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>__TITLE__</title>
+<style>
+html,body{margin:0;background:#15161c;color:#e6e8ef;font-family:'DejaVu Sans',Verdana,Arial,sans-serif;font-size:14px}
+header{padding:8px 14px 4px}h1{font-size:18px;margin:0 0 2px}
+.sub{color:#b4b8c6;font-size:13px}
+main{display:flex;gap:12px;padding:6px 14px;align-items:flex-start}
+#left{flex:1 1 auto;min-width:0}
+#board svg{display:block;width:100%;height:auto;max-height:calc(100vh - 150px)}
+#controls{display:flex;gap:6px;align-items:center;margin:6px 0}
+#controls button{background:#2c2f3a;color:#e6e8ef;border:1px solid #5a5e6e;border-radius:4px;padding:3px 10px;
+font-size:14px;cursor:pointer;min-width:44px}
+#controls button:hover{background:#3a3e4c}
+#slider{flex:1 1 auto}
+#counter{min-width:84px;text-align:right;color:#b4b8c6;font-variant-numeric:tabular-nums}
+#caption{font-weight:bold;min-height:20px;margin:2px 0 4px}
+#moves{flex:0 0 290px;height:calc(100vh - 90px);overflow-y:auto;border:1px solid #3a3e4c;border-radius:4px;
+margin:0;padding:4px 0;list-style:none;font-size:12.5px}
+#moves li{padding:1px 8px;cursor:pointer;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+#moves li.round{color:#ffc800;padding-top:5px;cursor:pointer}
+#moves li.forced{color:#9a9eae}
+#moves li.cur{background:#3a4a7a}
+.keys{color:#8a8ea0;font-size:12px}
+</style></head>
+<body>
+<header><h1>__TITLE__</h1><div class="sub">__SUB__</div></header>
+<main>
+<div id="left">
+<div id="caption"></div>
+<div id="board"></div>
+<div id="controls">
+<button id="first" title="first (Home)">|&#x25C0;</button><button id="prev" title="previous (Left arrow)">&#x25C0;</button>
+<button id="play" title="play / pause (Space)">play</button><button id="next" title="next (Right arrow)">&#x25B6;</button>
+<button id="last" title="last (End)">&#x25B6;|</button>
+<input id="slider" type="range" min="0" max="0" value="0" aria-label="frame">
+<span id="counter"></span>
+</div>
+<div class="keys">keys: &larr; / &rarr; one move, Home / End, Space plays; #N at the end of the address opens frame N</div>
+</div>
+<ol id="moves"></ol>
+</main>
+<script>
+"use strict";
+const D = __DATA__;
+const N = D.frames.length - 1;
+const board = document.getElementById("board"), slider = document.getElementById("slider");
+const caption = document.getElementById("caption"), counter = document.getElementById("counter");
+const list = document.getElementById("moves"), playBtn = document.getElementById("play");
+let cur = -1, timer = null;
+const items = D.entries.map(function (e) {
+  const li = document.createElement("li");
+  li.textContent = e.text;
+  li.dataset.frame = e.frame;
+  if (e.round) li.className = "round"; else if (e.forced) li.className = "forced";
+  li.addEventListener("click", function () { stop(); show(e.frame); });
+  list.appendChild(li);
+  return li;
+});
+slider.max = N;
+function show(i) {
+  i = Math.max(0, Math.min(N, i | 0));
+  if (i === cur) return;
+  cur = i;
+  board.innerHTML = D.frames[i].map(function (k) { return D.pieces[k]; }).join("");
+  slider.value = i;
+  caption.textContent = D.captions[i];
+  counter.textContent = i + " / " + N;
+  let mark = null;
+  items.forEach(function (li) {
+    const on = +li.dataset.frame === i && !li.classList.contains("round");
+    li.classList.toggle("cur", on);
+    if (on) mark = li;
+  });
+  if (mark) mark.scrollIntoView({block: "nearest"});
+  document.body.dataset.frame = i;
+  try { history.replaceState(null, "", "#" + i); } catch (err) { /* some browsers refuse it for files */ }
+}
+function stop() { if (timer) { clearInterval(timer); timer = null; playBtn.textContent = "play"; } }
+function play() {
+  if (timer) { stop(); return; }
+  if (cur >= N) show(0);
+  playBtn.textContent = "pause";
+  timer = setInterval(function () { if (cur >= N) stop(); else show(cur + 1); }, 700);
+}
+document.getElementById("first").onclick = function () { stop(); show(0); };
+document.getElementById("prev").onclick = function () { stop(); show(cur - 1); };
+document.getElementById("next").onclick = function () { stop(); show(cur + 1); };
+document.getElementById("last").onclick = function () { stop(); show(N); };
+playBtn.onclick = play;
+slider.addEventListener("input", function () { stop(); show(+slider.value); });
+document.addEventListener("keydown", function (e) {
+  const step = {ArrowRight: 1, ArrowDown: 1, PageDown: 10, ArrowLeft: -1, ArrowUp: -1, PageUp: -10}[e.key];
+  if (step !== undefined) { stop(); show(cur + step); }
+  else if (e.key === "Home") { stop(); show(0); }
+  else if (e.key === "End") { stop(); show(N); }
+  else if (e.key === " ") { play(); }
+  else return;
+  e.preventDefault();
+});
+function fromHash() { const m = /^#(\\d+)$/.exec(location.hash); return m ? +m[1] : 0; }
+window.addEventListener("hashchange", function () { show(fromHash()); });
+show(fromHash());
+</script>
+</body></html>
+"""
+
+
+def build_html(record: dict[str, Any], title: str | None = None) -> str:
+    """The self-contained HTML replay of ``record`` (see the module docstring)."""
+    data = replay_data(record)
+    ui = get_ui(record["game"])
+    labels = list(record.get("seats", []))
+    info = record.get("info", {})
+    facts = [", ".join(_seat(labels, s) for s in range(data["num_players"]))]
+    if isinstance(info, dict) and info.get("variant"):
+        facts.append(f"variant {info['variant']}")
+    facts.append(f"{len(data['frames']) - 1} moves")
+    facts.append(data["result"] or "game not finished")
+    title = title or f"{ui.title} replay"
+    # JSON in a <script>: escape "<" so no string in it can close the script element
+    blob = json.dumps(data, separators=(",", ":")).replace("<", "\\u003c")
+    return (_PAGE.replace("__TITLE__", escape(title)).replace("__SUB__", escape(" - ".join(facts)))
+            .replace("__DATA__", blob))
+
+
+def write_html(record: dict[str, Any], path: str | Path, title: str | None = None) -> Path:
+    """Write :func:`build_html` of ``record`` to ``path`` (folders made as needed); return the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(build_html(record, title), encoding="utf-8")
+    return path
+
+
+__all__ = ["GameRecorder", "RecordError", "RECORD_FORMAT", "RECORD_VERSION", "dumps_record", "write_record",
+           "check_record", "read_record", "replay", "frame_count", "frame_state", "result_line", "replay_data", "build_html",
+           "write_html"]
