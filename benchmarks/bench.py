@@ -79,6 +79,9 @@ def cases() -> list[Case]:
         Case("engine 5T 4p base", lambda: _engine(4, "base"), True, kind="engine"),
         Case("engine 5T 2p great_powers", lambda: _engine(2, "great_powers"), True, kind="engine"),
         Case("engine 5T 4p great_powers", lambda: _engine(4, "great_powers"), True, kind="engine"),
+        Case("Campanile 2p raw_env", lambda: campanile.raw_env(num_players=2), True, ref=C4_RAW),
+        Case("engine Campanile 2p", lambda: (lambda rng: campanile.CampanileState.new_game(2, "pile", rng)), True,
+             kind="engine"),
         Case(C4, connect_four_v3.env, False),
         Case(C4_RAW, connect_four_v3.raw_env, False, ref=C4_RAW),
         Case(LEDUC, leduc_holdem_v4.env, False),
@@ -245,6 +248,7 @@ GOALS: tuple[tuple[str, float], ...] = (
     ("engine 5T 2p base", 10.0),
     ("engine 5T 2p great_powers", 3.0),
     ("Campanile 2p", 2.0),
+    ("Campanile 2p raw_env", 2.0),
 )
 
 

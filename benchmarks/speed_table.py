@@ -18,15 +18,18 @@ REFERENCE = "connect_four_v3"
 
 
 def speed_table(data: dict) -> str:
-    """Markdown rows: environment, agent-steps/s, games/s, steps per game, ratio to connect_four_v3."""
+    """Markdown rows: row, agent-steps/s (engine rows: decisions/s), games/s, steps per game, and the
+    ratio to the row's reference in the same run (``connect_four_v3``'s wrapped env, or its
+    ``raw_env`` for the unwrapped rows)."""
     by_name = {r["name"]: r for r in data["results"]}
-    ref = by_name.get(REFERENCE, {}).get("steps_per_s")
-    lines = ["| environment | agent-steps/s | games/s | steps/game | vs connect_four_v3 |",
-             "|---|---:|---:|---:|---:|"]
+    lines = ["| row | agent-steps/s | games/s | steps/game | ratio | compared with |",
+             "|---|---:|---:|---:|---:|---|"]
     for r in data["results"]:
-        ratio = f"{r['steps_per_s'] / ref:.2f}x" if ref else "-"
+        ref_name = r.get("ref") or REFERENCE
+        ref = by_name.get(ref_name, {}).get("steps_per_s")
+        ratio = f"{r['steps_per_s'] / ref:.2f}x" if ref and r["name"] != ref_name else "-"
         lines.append(f"| {r['name']} | {r['steps_per_s']:,.0f} | {r['games_per_s']:,.1f} | "
-                     f"{r['steps_per_game']:.1f} | {ratio} |")
+                     f"{r['steps_per_game']:.1f} | {ratio} | {ref_name if ratio != '-' else ''} |")
     return "\n".join(lines)
 
 

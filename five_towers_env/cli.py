@@ -6,8 +6,10 @@
     five-towers evaluate --agents heuristic random --games 1000 --players 2 --variant base --seed 0 \\
         --workers 2 --out runs/eval
     five-towers tournament --agents random greedy heuristic --games 1000 --workers 2 --out runs/tournament
+    five-towers play --game campanile --agents human random --record g.json   # Campanile, same tools
 
-Agents are registry names, optionally with settings: ``mcts:simulations=100,c=1.4``.
+Agents are registry names, optionally with settings: ``mcts:simulations=100,c=1.4``. Each game
+(``--game``: five_towers, the default, or campanile) has its own agents and variants.
 """
 from __future__ import annotations
 
@@ -17,11 +19,19 @@ import sys
 from pathlib import Path
 from typing import Callable, Sequence
 
-from .agents.registry import AGENTS
-from .engine.state import MAX_PLAYERS, MIN_PLAYERS, VARIANTS
+from .games import DEFAULT_GAME, GAMES, Game, get_game
 
-AGENT_HELP = (f"agents: registry names ({', '.join(AGENTS)}), optionally with settings, "
-              "e.g. mcts:simulations=100,c=1.4")
+#: seats any game allows; each game's own range is checked once the game is known
+MIN_PLAYERS = min(g.min_players for g in GAMES.values())
+MAX_PLAYERS = max(g.max_players for g in GAMES.values())
+#: every game's variants (argparse's choices); each game's own are checked once the game is known
+VARIANTS = tuple(dict.fromkeys(v for g in GAMES.values() for v in g.variants))
+
+AGENT_HELP = ("agents: registry names (" + "; ".join(f"{g.title}: {', '.join(g.agents)}" for g in GAMES.values())
+              + "), optionally with settings, e.g. mcts:simulations=100,c=1.4")
+GAME_HELP = (f"the game: {', '.join(GAMES)} (default {DEFAULT_GAME}); agents, variants and seats are the game's")
+VARIANT_HELP = ("the rule variant (default: the game's first): "
+                + "; ".join(f"{g.title}: {', '.join(g.variants)}" for g in GAMES.values()))
 
 
 def _int(text: str, wanted: str) -> int:
@@ -61,6 +71,33 @@ def _workers(text: str) -> int:
     return n
 
 
+def _game_name(text: str) -> str:
+    """A game's name for ``--game``."""
+    if text not in GAMES:
+        raise argparse.ArgumentTypeError(f"must be a game ({', '.join(GAMES)}), got {text!r}")
+    return text
+
+
+class _GameOrIndex(argparse.Action):
+    """``play --game``: a game's name, or (as before there were two games) the index of the
+    evaluation game to replay, which ``--game-index`` now names."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
+        text = str(values)
+        if text.strip().lstrip("+-").isdigit():
+            try:
+                setattr(namespace, "game_index", _nonneg(text))
+            except argparse.ArgumentTypeError as exc:
+                raise argparse.ArgumentError(self, str(exc)) from None
+            return
+        try:
+            setattr(namespace, self.dest, _game_name(text))
+        except argparse.ArgumentTypeError as exc:
+            raise argparse.ArgumentError(self, f"{exc} (or the index of an evaluation game, see --game-index)") \
+                from None
+
+
 def _folder_problem(path: str | Path) -> str | None:
     """Why ``path`` cannot be (or become) a folder: it, or a folder above it, is a file."""
     for p in (Path(path), *Path(path).parents):
@@ -73,9 +110,10 @@ def _folder_problem(path: str | Path) -> str | None:
 def _add_common(p: argparse.ArgumentParser, games_help: str, players_help: str,
                 players_default: int | None = None) -> None:
     """The arguments shared by ``evaluate`` and ``tournament``."""
+    p.add_argument("--game", type=_game_name, default=DEFAULT_GAME, metavar="GAME", help=GAME_HELP)
     p.add_argument("--agents", nargs="+", required=True, metavar="AGENT", help=AGENT_HELP)
     p.add_argument("--games", type=_positive, default=100, help=games_help)
-    p.add_argument("--variant", choices=VARIANTS, default="base")
+    p.add_argument("--variant", choices=VARIANTS, default=None, help=VARIANT_HELP)
     p.add_argument("--seed", type=_nonneg, default=0, help="run seed; every game's seeds derive from it (default 0)")
     p.add_argument("--workers", type=_workers, default=1,
                    help="processes (1: in this process; 0: every CPU); results do not depend on it (default 1)")
@@ -96,10 +134,11 @@ def cmd_play(args: argparse.Namespace) -> int:
     from .play import GameWatcher, MoveLog, play_game
     from .replay import GameRecorder
 
-    specs = resolve_specs(args.agents)
+    specs = resolve_specs(args.agents, args.game)
     num_players = args.players or max(2, len(specs))
-    # the same seeds, deal and seat rotation as game --game of `five-towers evaluate` with these agents
-    job = make_jobs(list(range(len(specs))), args.game + 1, num_players, args.seed, paired=not args.unpaired)[-1]
+    # the same seeds, deal and seat rotation as game --game-index of `five-towers evaluate` with these agents
+    job = make_jobs(list(range(len(specs))), args.game_index + 1, num_players, args.seed,
+                    paired=not args.unpaired)[-1]
     labels = [specs[a].label for a in job.lineup]
     agents = [specs[a].build(job.agent_seeds[s]) for s, a in enumerate(job.lineup)]
     print("seats: " + ", ".join(f"{s}={label}" for s, label in enumerate(labels)))
@@ -112,11 +151,11 @@ def cmd_play(args: argparse.Namespace) -> int:
     recorder = None
     if args.record:
         recorder = GameRecorder(labels, {"variant": args.variant, "num_players": num_players, "seed": args.seed,
-                                         "game_index": args.game, "deal_seed": job.deal_seed,
+                                         "game_index": args.game_index, "deal_seed": job.deal_seed,
                                          "paired": not args.unpaired, "agents": list(args.agents)})
         watchers.append(recorder)
     try:
-        result = play_game(agents, variant=args.variant, seed=job.deal_seed, watchers=watchers)
+        result = play_game(agents, variant=args.variant, seed=job.deal_seed, watchers=watchers, game=args.game)
     except (QuitGame, KeyboardInterrupt) as exc:
         # a person stopped the game: say so, keep what was played, no traceback
         why = "interrupted" if isinstance(exc, KeyboardInterrupt) else f"stopped: {exc}"
@@ -148,6 +187,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
         record = read_record(args.record)
     except (RecordError, OSError) as exc:
         return error(exc)
+    if args.game is not None and record["game"] != args.game:
+        return error(f"{args.record} is a game of {record['game']}, not {args.game} (leave out --game to replay it)")
     ui = get_ui(record["game"])
     if args.html or args.svg:
         try:
@@ -179,7 +220,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def _match_settings(args: argparse.Namespace) -> dict[str, object]:
     """The keyword arguments ``evaluate`` and ``round_robin`` share, from the common options."""
     return {"num_players": args.players, "variant": args.variant, "seed": args.seed, "workers": args.workers,
-            "progress": not args.no_progress, "paired": not args.unpaired}
+            "progress": not args.no_progress, "paired": not args.unpaired, "game": args.game}
 
 
 def _report(result: object, out: str | None, **save_options: object) -> int:
@@ -276,7 +317,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         return _train_error(f"out_dir / name: the run folder {cfg.run_dir} cannot be made: {problem}")
     print(f"run folder: {cfg.run_dir}")
     policy = train(cfg, resume=args.resume, progress=not args.no_progress)
-    print(f"exported policy: {policy}  (play it as the agent ppo:path={policy})")
+    game_flag = "" if cfg.game == "five_towers" else f" with --game {cfg.game}"
+    print(f"exported policy: {policy}  (play it as the agent ppo:path={policy}{game_flag})")
     games = cfg.final_eval_games if args.eval_games is None else args.eval_games
     if games:
         # printed, and saved as final_eval.md / final_eval.json in the run folder
@@ -295,10 +337,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("play", help="play one game between named agents (human: you), one line per move")
     p.add_argument("--agents", nargs="+", default=["random", "random"], metavar="AGENT", help=AGENT_HELP)
     p.add_argument("--players", type=_players, help="seats (default: the number of agents; agents repeat to fill)")
-    p.add_argument("--variant", choices=VARIANTS, default="base")
+    p.add_argument("--variant", choices=VARIANTS, default=None, help=VARIANT_HELP)
     p.add_argument("--seed", type=_nonneg, default=0)
-    p.add_argument("--game", type=_nonneg, default=0,
-                   help="replay game GAME of `evaluate` with the same agents, seed and players (default 0)")
+    p.add_argument("--game", action=_GameOrIndex, default=DEFAULT_GAME, metavar="GAME",
+                   help=GAME_HELP + " (a number N, as before: --game-index N)")
+    p.add_argument("--game-index", type=_nonneg, default=0, metavar="N",
+                   help="replay game N of `evaluate` with the same agents, seed and players (default 0)")
     p.add_argument("--unpaired", action="store_true", help="as for evaluate")
     p.add_argument("--show-table", action="store_true", help="print the table at each round start and at the end")
     p.add_argument("--every-move", action="store_true", help="print the table after every move")
@@ -308,6 +352,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("replay", help="a recorded game (play --record) move by move, as an HTML replay or an SVG")
     p.add_argument("record", metavar="JSON", help="a game written by five-towers play --record")
+    p.add_argument("--game", type=_game_name, default=None, metavar="GAME",
+                   help="check that the record is a game of GAME (default: whichever game it records)")
     p.add_argument("--html", metavar="FILE", help="write a self-contained HTML replay (opens in any browser)")
     p.add_argument("--svg", metavar="FILE", help="write the table after move --move as an SVG picture")
     p.add_argument("--move", type=_nonneg, default=-1, help="with --svg: after this many moves (default: the end)")
@@ -344,13 +390,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _check_agents(parser: argparse.ArgumentParser, agents: Sequence[str]) -> None:
-    """Turn a bad agent name or setting into a usage error before any game starts."""
+def _check_agents(parser: argparse.ArgumentParser, agents: Sequence[str], game: str = DEFAULT_GAME) -> None:
+    """Turn a bad agent name or setting (for ``game``) into a usage error before any game starts."""
     from .evaluation.match import resolve_specs
 
     for text in agents:
         try:
-            for spec in resolve_specs([text]):
+            for spec in resolve_specs([text], game):
                 spec.build(0)
         except (ValueError, TypeError, ImportError, OSError) as exc:
             parser.error(f"argument --agents: {text}: {exc}")
@@ -377,13 +423,27 @@ def _check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> No
                                                           for a in args.agents):
         parser.error("argument --agents: human plays only in `five-towers play` (a person cannot sit "
                      "through hundreds of games)")
+    if args.command in ("play", "evaluate", "tournament"):
+        _check_setup_args(parser, args, get_game(args.game))
     out = getattr(args, "out", None)
     if out is not None:
         problem = _folder_problem(out) if out.strip() else "an empty path"
         if problem:
             parser.error(f"argument --out: must be a folder (made if missing): {problem}")
     if getattr(args, "agents", None):
-        _check_agents(parser, args.agents)
+        _check_agents(parser, args.agents, getattr(args, "game", None) or DEFAULT_GAME)
+
+
+def _check_setup_args(parser: argparse.ArgumentParser, args: argparse.Namespace, game: Game) -> None:
+    """Fill in the game's default variant; refuse a variant or a seat count the game does not have."""
+    if args.variant is None:
+        args.variant = game.default_variant
+    elif args.variant not in game.variants:
+        parser.error(f"argument --variant: {game.title} has the variants {', '.join(game.variants)}, "
+                     f"got {args.variant!r}")
+    if args.players is not None and not game.min_players <= args.players <= game.max_players:
+        parser.error(f"argument --players: {game.title} seats {game.min_players} to {game.max_players} "
+                     f"players, got {args.players}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -4,7 +4,8 @@ the HTML replay.
 Those tools (:mod:`five_towers_env.agents.human`, :mod:`five_towers_env.play`,
 :mod:`five_towers_env.replay`) never import a game's rules. They ask a :class:`GameUI` for every
 game-specific step, looked up by name with :func:`get_ui`. 5 Towers registers
-``"five_towers"`` (:data:`five_towers_env.environment.ui.FIVE_TOWERS`); another game plugs in by
+``"five_towers"`` (:data:`five_towers_env.environment.ui.FIVE_TOWERS`), Campanile ``"campanile"``
+(:data:`five_towers_env.campanile.ui.CAMPANILE`); another game plugs in by
 building a ``GameUI`` from its own functions and naming it in :data:`GAME_UIS` (or calling
 :func:`register_ui`).
 
@@ -97,6 +98,7 @@ class GameUI:
 #: game id -> ``"module:attribute"`` of its :class:`GameUI` (imported on first use)
 GAME_UIS: dict[str, str] = {
     "five_towers": "five_towers_env.environment.ui:FIVE_TOWERS",
+    "campanile": "five_towers_env.campanile.ui:CAMPANILE",
 }
 
 

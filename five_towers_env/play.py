@@ -3,6 +3,10 @@
 :func:`play_game` is the one game loop: evaluations, tournaments, ``five-towers play`` and the
 examples all run through it. Watchers (:class:`GameWatcher`) follow a game move by move, forced
 moves included: :class:`MoveLog` prints it, :class:`five_towers_env.replay.GameRecorder` records it.
+
+The loop serves every game of :mod:`five_towers_env.games` (``game="campanile"``): it builds the
+game's environment, its agents' ``info`` and its :class:`~five_towers_env.gameui.GameUI` from the
+registry and imports no game's rules itself.
 """
 from __future__ import annotations
 
@@ -10,12 +14,12 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Sequence, TextIO
 
-from .agents.base import Agent, agent_info
-from .environment.aec import raw_env
+from .agents.base import Agent
 from .gameui import GameUI, get_ui
+from .games import DEFAULT_GAME, Game, get_game
 
-#: the :mod:`five_towers_env.gameui` name of the game this loop plays
-GAME = "five_towers"
+#: the game :func:`play_game` plays when none is named (kept for code written before ``game=``)
+GAME = DEFAULT_GAME
 
 
 @dataclass(frozen=True)
@@ -102,37 +106,48 @@ class MoveLog(GameWatcher):
             self._write("\n" + self.ui.text_view(game, None) + "\n")
 
 
-def play_game(agents: Sequence[Agent], variant: str = "base", seed: int | None = None,
+def play_game(agents: Sequence[Agent], variant: str | None = None, seed: int | None = None,
               render_mode: str | None = None, options: dict | None = None,
-              watchers: Sequence[GameWatcher] = ()) -> dict[str, Any]:
-    """Play one game, ``agents[i]`` in seat ``i``; return scores, winners, rewards, ``steps`` (the
-    decisions the agents were asked) and ``moves`` (every move, forced ones included).
+              watchers: Sequence[GameWatcher] = (), game: str | Game = DEFAULT_GAME) -> dict[str, Any]:
+    """Play one game of ``game`` (a :mod:`five_towers_env.games` name), ``agents[i]`` in seat ``i``;
+    return scores, winners, rewards, ``steps`` (the decisions the agents were asked) and ``moves``
+    (every move, forced ones included).
 
-    Agents are asked only real choices: a decision with a single legal action is applied for them,
-    as the environment does by default, and ``watchers`` are shown it as a forced :class:`Move`.
+    ``variant`` None is the game's default variant (5 Towers ``"base"``, Campanile ``"pile"``).
+    In a game with forced moves (5 Towers) agents are asked only real choices: a decision with a
+    single legal action is applied for them, as the environment does by default, and ``watchers``
+    are shown it as a forced :class:`Move`. A game without them (Campanile) puts every decision to
+    its agent, as its environment does.
     """
-    # explicit=True hands every decision to this loop, which applies the forced ones itself (the
-    # same ones, in the same order, as the environment would), so that watchers see each of them
-    env = raw_env(num_players=len(agents), variant=variant, render_mode=render_mode, explicit=True)
+    g = get_game(game)
+    if variant is None:
+        variant = g.default_variant
+    kwargs: dict[str, Any] = {"num_players": len(agents), "variant": variant, "render_mode": render_mode}
+    if g.explicit:
+        # explicit=True hands every decision to this loop, which applies the forced ones itself (the
+        # same ones, in the same order, as the environment would), so that watchers see each of them
+        kwargs["explicit"] = True
+    env = g.make_raw_env(**kwargs)
     env.reset(seed=seed, options=options)
-    game = env.game
-    ui = get_ui(GAME)
+    state = env.game
+    info_for = g.info_for()
+    ui = get_ui(g.name)
     for w in watchers:
-        w.start(game, ui)
+        w.start(state, ui)
     steps = moves = 0
-    while not game.is_terminal():
-        seat = game.current_player
-        legal = game.legal_actions()
-        forced = len(legal) == 1
+    while not state.is_terminal():
+        seat = state.current_player
+        legal = state.legal_actions()
+        forced = g.explicit and len(legal) == 1
         if forced:
             action = legal[0]
         else:
-            action = agents[seat].act(env.observe(env.possible_agents[seat]), agent_info(game, seat))
+            action = agents[seat].act(env.observe(env.possible_agents[seat]), info_for(state, seat))
             steps += 1
         env.step(action)
         moves += 1
         if watchers:
-            move = Move(moves, seat, int(action), ui.action_name(int(action)), forced, game)
+            move = Move(moves, seat, int(action), ui.action_name(int(action)), forced, state)
             for w in watchers:
                 w.move(move)
     result = {"scores": env.scores(), "winners": env.winners(),

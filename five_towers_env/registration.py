@@ -15,6 +15,8 @@ from typing import Callable
 PETTINGZOO_ID = "five_towers_env/FiveTowers-v0"
 CAMPANILE_PETTINGZOO_ID = "five_towers_env/Campanile-v0"
 GYMNASIUM_ID = "five_towers_env/FiveTowers-v0"
+#: the single-agent Campanile env; the same name as the PettingZoo id, in Gymnasium's separate registry
+CAMPANILE_GYMNASIUM_ID = "five_towers_env/Campanile-v0"
 
 
 def register_pettingzoo() -> None:
@@ -33,11 +35,15 @@ def register_pettingzoo() -> None:
 
 
 def register_gymnasium() -> None:
-    """Register the single-agent env as ``gymnasium.make(GYMNASIUM_ID)`` (idempotent)."""
+    """Register the single-agent envs as ``gymnasium.make(GYMNASIUM_ID)`` (5 Towers) and
+    ``gymnasium.make(CAMPANILE_GYMNASIUM_ID)`` (Campanile) (idempotent)."""
     import gymnasium
 
     if GYMNASIUM_ID not in gymnasium.registry:
         gymnasium.register(id=GYMNASIUM_ID, entry_point="five_towers_env.wrappers.single_agent:FiveTowersGymEnv")
+    if CAMPANILE_GYMNASIUM_ID not in gymnasium.registry:
+        gymnasium.register(id=CAMPANILE_GYMNASIUM_ID,
+                           entry_point="five_towers_env.wrappers.single_agent:CampanileGymEnv")
 
 
 class _AfterImport(importlib.abc.MetaPathFinder):

@@ -150,3 +150,45 @@ def test_transposition_cuts_keep_every_hand_reachable():
     assert tree_actions(game, game.hand) == legal  # the search root still offers every card
     higher = [a for a in legal if a >= A.TAKE + game.hand[-1]]
     assert tree_actions(game) == (higher or legal)  # inside a search: increasing order, if possible
+
+
+def test_rollouts_make_only_legal_moves(monkeypatch):
+    """The search's rollouts go through the engine's unchecked path; every move they make must be
+    one the checked path accepts (so the fast path never plays outside the rules)."""
+    from five_towers_env.agents.mcts import play_rounds
+
+    def checked(self, actions):
+        for a in actions:
+            assert a in self.legal_actions(), (self, a)
+            self.apply_action(a)
+
+    monkeypatch.setattr(GameState, "apply_unchecked", checked)
+    for seed in range(12):
+        variant = ("base", "great_powers")[seed % 2]
+        game = GameState.new_game(2 + seed % 4, variant, np.random.default_rng(seed))
+        over, left = play_rounds(game, 0.45, None)
+        assert over and left == 0.0 and game.is_terminal()
+
+
+def test_unchecked_path_matches_the_checked_one():
+    from five_towers_env.agents.mcts import play_rounds
+
+    for seed in range(6):
+        variant = ("base", "great_powers")[seed % 2]
+        game = GameState.new_game(3, variant, np.random.default_rng(seed))
+        fast, slow = game.clone(), game.clone()
+        play_rounds(fast, 0.45, None)
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(GameState, "apply_unchecked", lambda s, acts: [s.apply_action(a) for a in acts])
+            play_rounds(slow, 0.45, None)
+        assert fast.towers == slow.towers and fast.piles == slow.piles and fast.scores() == slow.scores()
+
+
+def test_redeal_deals_the_unseen_cards_again():
+    game = GameState.new_game(2, "base", np.random.default_rng(3))
+    unseen = sorted(game.deck + list(game.display))
+    new = game.redeal(unseen, np.random.default_rng(0))
+    assert new.display == tuple(sorted(unseen[-5:])) and new.deck == unseen[:-5]
+    assert game.deck != new.deck  # the original is untouched
+    with pytest.raises(ValueError):
+        game.redeal(unseen[:-1], np.random.default_rng(0))

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..engine import actions as A
 from ..engine.state import GameState, Phase
-from .base import legal_actions
+from .base import best_after, legal_actions
 
 
 def _tops_key(towers: tuple) -> int:
@@ -41,17 +41,6 @@ class GreedyAgent:
         if view.phase == Phase.BID:
             bids = [a for a in legal if A.BID <= a <= A.BID + A.MAX_BID]
             return int(max(bids)) if bids else int(legal[0])
-        best: list[int] = []
-        best_key = None
-        for a in legal:
-            child = view.clone(rng=view.rng)  # a shared throwaway generator: no deepcopy
-            child.apply_action(a)
-            key = (child.scores()[seat], _tops_key(child.towers[seat]))
-            if best_key is None or key > best_key:
-                best, best_key = [a], key
-            elif key == best_key:
-                best.append(a)
-        return int(best[self.rng.integers(len(best))]) if len(best) > 1 else int(best[0])
-
+        return best_after(view, legal, lambda child: (child.scores()[seat], _tops_key(child.towers[seat])), self.rng)
 
 __all__ = ["GreedyAgent"]

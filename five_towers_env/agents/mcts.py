@@ -20,8 +20,11 @@ Search (``search="flat"``, the default): determinised Monte Carlo search with ro
 3. Every determinisation ``i`` (a shuffle of the unseen cards and a generator for the
    reshuffle) is shared by all candidates -- common random numbers, so candidates are compared
    on the same future cards -- and each candidate's round-end position is rolled out for
-   ``rollout_rounds`` more whole rounds with the default policy on plain tuples
-   (:func:`fast_rounds`), then scored: exactly at game end, else by the static evaluation
+   ``rollout_rounds`` more whole rounds with the default policy (:func:`play_rounds`), through
+   the engine itself: a determinisation is :meth:`GameState.redeal`, and the policy's moves go
+   through :meth:`GameState.apply_unchecked` (its plans only build by the placement rules, so the
+   engine need not list the legal moves first). The rules exist once, in the engine. Then the
+   position is scored: exactly at game end, else by the static evaluation
    :func:`evaluate` (score plus fitted expected further score of the towers).
 4. Per-player reward in [0, 1]: win probability (1 sole win, 0.5 shared, 0 loss; a soft-max
    over evaluated scores before the end) mixed with a score-margin term. Root aggregation: the
@@ -52,10 +55,12 @@ from typing import Any
 import numpy as np
 
 from ..engine import actions as A
-from ..engine.cards import CANDY, NUM_TYPES, NUM_VALUES, SAND, SCARY, TREE
+from ..engine.cards import CANDY, NUM_TYPES, NUM_VALUES, SAND, SCARY, SCRAP, TREE, can_place
 from ..engine.lookahead import each_distinct
-from ..engine.scoring import score_player
+from ..engine.scoring import pair_bonus, score_player
 from ..engine.state import GameState, Phase
+
+_GAME_OVER = Phase.GAME_OVER
 
 _LOG = math.log
 _SQRT = math.sqrt
@@ -99,11 +104,8 @@ def _game_left(deck: int, ran_out: bool, num_players: int) -> float:
 
 
 def _placeable(top: int, v: int) -> bool:
-    if top == NONE:
-        return True
-    if top == 0:
-        return False
-    return top == 8 or v == 9 or v < top
+    """The engine's placement rule, with ``NONE`` (no tower yet) taking any card."""
+    return top == NONE or can_place(top, v)
 
 
 @lru_cache(maxsize=None)
@@ -204,9 +206,8 @@ def _type_gain(tower: tuple, values: tuple, beta: float, sand_gp: bool = False) 
 
 
 def _pairs(candy: list, scary: list) -> int:
-    if not candy or not scary:
-        return 0
-    return 3 * sum(min(candy.count(v), scary.count(v)) for v in set(scary))
+    """The engine's pair bonus of a candy and a scary tower holding these values."""
+    return pair_bonus({CANDY: candy, SCARY: scary})
 
 
 def make_plan(towers: tuple, cards: tuple, beta: float, gp: bool, chosen: tuple = ()) -> tuple[list, list]:
@@ -230,25 +231,34 @@ def make_plan(towers: tuple, cards: tuple, beta: float, gp: bool, chosen: tuple 
     remaining = list(cards)
     plan: list[int] = []
     cum = [value]
+    # a card's gain (and pair change) depends only on its own type's selection, so it is kept
+    # until a card of that type is chosen
+    gain_of: dict[int, float | None] = {}
+    pair_of: dict[int, int] = {}
     while remaining:
         best_i, best_v, best_g = -1, -1e18, 0.0
         prev = None
+        main_now = max(lengths)
         for i, c in enumerate(remaining):
             if c == prev:
                 continue
             prev = c
-            t, v = divmod(c, NUM_VALUES)
-            g = _type_gain(towers[t], tuple(sorted(sel[t] + [v])), beta, gp and t == SAND)
+            t = c // NUM_VALUES
+            if c in gain_of:
+                g = gain_of[c]
+            else:
+                g = gain_of[c] = _type_gain(towers[t], tuple(sorted(sel[t] + [c % NUM_VALUES])), beta,
+                                            gp and t == SAND)
             if g is None:
                 continue
-            main = max(lengths)
-            if lengths[t] + 1 > main:
-                main = lengths[t] + 1
-            total = value - gains[t] + g + (main - max(lengths))
+            main = lengths[t] + 1 if lengths[t] + 1 > main_now else main_now
+            total = value - gains[t] + g + (main - main_now)
             if gp and (t == CANDY or t == SCARY):
-                sel[t].append(v)
-                total += _pairs(list(towers[CANDY]) + sel[CANDY], list(towers[SCARY]) + sel[SCARY]) - pair_now
-                sel[t].pop()
+                if c not in pair_of:
+                    sel[t].append(c % NUM_VALUES)
+                    pair_of[c] = _pairs(list(towers[CANDY]) + sel[CANDY], list(towers[SCARY]) + sel[SCARY])
+                    sel[t].pop()
+                total += pair_of[c] - pair_now
             if total > best_v:
                 best_i, best_v, best_g = i, total, g
         if best_i < 0:
@@ -256,6 +266,9 @@ def make_plan(towers: tuple, cards: tuple, beta: float, gp: bool, chosen: tuple 
         c = remaining.pop(best_i)
         t, v = divmod(c, NUM_VALUES)
         sel[t].append(v)
+        gain_of = {x: g for x, g in gain_of.items() if x // NUM_VALUES != t}
+        if t == CANDY or t == SCARY:
+            pair_of.clear()
         gains[t] = best_g
         lengths[t] += 1
         if gp and (t == CANDY or t == SCARY):
@@ -294,9 +307,13 @@ def _pay_value(towers: tuple, m: int, beta: float) -> float:
 NEG_INF = float("-inf")
 
 
-def bid_options(towers: tuple, display: tuple, beta: float, gp: bool) -> tuple[list, list]:
+@lru_cache(maxsize=1 << 16)
+def bid_options(towers: tuple, display: tuple, beta: float, gp: bool) -> tuple[tuple, tuple]:
     """Value of each bid count ``k`` for a player (``-inf``: not possible by the default policy's
-    plans) and how it is carried out: (display cards to take, tree cards to pay)."""
+    plans) and how it is carried out: (display cards to take, tree cards to pay).
+
+    Cached: the candidates of one search share their determinisations (common random numbers), so
+    their rollouts meet the same displays with the same towers for every seat but the mover's."""
     plan, cum = make_plan(towers, display, beta, gp)
     values = list(cum)
     how = [(tuple(plan[:k]), 0) for k in range(len(cum))]
@@ -314,7 +331,7 @@ def bid_options(towers: tuple, display: tuple, beta: float, gp: bool) -> tuple[l
                 if v + pay > values[k]:
                     values[k] = v + pay
                     how[k] = (tuple(plan2[:j]), m)
-    return values, how
+    return tuple(values), tuple(how)
 
 
 def evaluate(state: GameState, weight: float = 1.0) -> list[float]:
@@ -452,64 +469,79 @@ def _next_build(tower: tuple, t: int, values: tuple, sand_gp: bool) -> int:
 
 def fast_rollout(state: GameState, rng: np.random.Generator, beta: float,
                  rounds: int | None) -> tuple[list, list, bool, float]:
-    """Play whole rounds from a round start with the default policy, on plain tuples (no engine
-    legality checks: every plan builds by the placement rules, so it is legal; Great Powers:
-    sand at both ends and tree payments, but no teardowns and hence no scrap recoveries).
-    Returns (towers, piles, game over, fraction of the game left)."""
-    return fast_rounds(list(state.towers), state.piles, list(state.deck), list(state.discard), state.display,
-                       state.deck_ran_out, state.start_player, state.gp, rng, beta, rounds)
+    """Play whole rounds from a round start with the default policy; return (towers, piles, game
+    over, fraction of the game left). The state is copied first, with ``rng`` for the reshuffle."""
+    s = state.clone(rng=rng)
+    over, left = play_rounds(s, beta, rounds)
+    return s.towers, s.piles, over, left
 
 
-def fast_rounds(towers: list, piles: list, deck: list, discard: list, display: tuple, ran_out: bool,
-                start: int, gp: bool, rng: np.random.Generator, beta: float,
-                rounds: int | None) -> tuple[list, list, bool, float]:
-    """:func:`fast_rollout` on the parts of a round-start state (``towers``, ``deck``, ``discard``
-    are modified)."""
-    n = len(towers)
+def play_rounds(s: GameState, beta: float, rounds: int | None) -> tuple[bool, float]:
+    """Play up to ``rounds`` whole rounds (``None``: to the end) of ``s``, a round start, with the
+    default policy, through the engine's unchecked path (:meth:`GameState.apply_unchecked`): every
+    move comes from a plan that builds by the placement rules, so it is legal, and the engine
+    applies it (display, reshuffle, end of game) without listing the legal moves first. Great
+    Powers: sand at both ends and tree payments, but no teardowns and no scrap recoveries.
+    Returns (game over, fraction of the game left)."""
+    gp = s.gp
     played = 0
-    while True:
+    while s.phase != _GAME_OVER:
         if rounds is not None and played >= rounds:
-            return towers, piles, False, _game_left(len(deck), ran_out, n)
-        b = beta * _game_left(len(deck), ran_out, n)
-        high, builder, how_b = -1, -1, None
-        for i in range(n):
-            p = (start + i) % n
-            values, how = bid_options(towers[p], display, b, gp)
-            k = choose_bid(values, high + 1, i == 0)
-            if k >= 0:
-                high, builder, how_b = k, p, how
-        if high <= 0:
-            discard.extend(display)
-        else:
-            take, pay = how_b[high]
-            left = list(display)
-            for c in take:
-                left.remove(c)
-            discard.extend(left)
-            tw = list(towers[builder])
-            if pay:
-                tree = tw[TREE]
-                discard.extend(TREE * NUM_VALUES + v for v in tree[len(tree) - pay:])
-                tw[TREE] = tree[:len(tree) - pay]
-            groups: list[list] = [[] for _ in range(NUM_TYPES)]
-            for c in take:
-                groups[c // NUM_VALUES].append(c % NUM_VALUES)
-            for t in range(NUM_TYPES):
-                if groups[t]:
-                    tw[t] = build_tower(tw[t], tuple(sorted(groups[t])), gp and t == SAND)
-            towers[builder] = tuple(tw)
-            start = (builder + 1) % n
+            return False, game_left(s)
+        b = beta * game_left(s)
+        display = s.display
+        how_b = None
+        this_round = s.rounds_played
+        # the engine ends the bidding once nobody left could raise (and the round, if all passed on 0)
+        while s.phase == Phase.BID and s.rounds_played == this_round:
+            p = s.current_player
+            values, how = bid_options(s.towers[p], display, b, gp)
+            first = s.bid_turn == 0
+            k = choose_bid(values, 0 if first else s.high_bid + 1, first)
+            if k < 0:
+                s.apply_unchecked((A.PASS,))
+            else:
+                s.apply_unchecked((A.BID + k,))
+                how_b = how[k]
+        if s.phase == Phase.TAKE:
+            _carry_out(s, how_b, gp)
         played += 1
-        if not deck:
-            if ran_out:
-                return towers, piles, True, 0.0
-            ran_out = True
-            deck = [discard[i] for i in rng.permutation(len(discard))] if discard else []
-            discard = []
-            if not deck:
-                return towers, piles, True, 0.0
-        k = min(5, len(deck))
-        display = tuple(sorted(deck.pop() for _ in range(k)))
+    return True, 0.0
+
+
+def _carry_out(s: GameState, how: tuple, gp: bool) -> None:
+    """The builder's round by the default policy's plan ``how`` = (display cards to take, tree
+    cards to pay), handed to the engine as one sequence of moves."""
+    take, pay = how
+    moves = [A.TAKE + c for c in take]
+    if pay:
+        moves.append(A.STOP)
+    moves.append(A.NO_TEARDOWN)
+    towers = s.towers[s.builder]
+    # a scrap card built onto an earlier round's teardown pile offers a recover: keep the pile
+    recover = gp and bool(s.piles[s.builder])
+    groups: list[list] = [[] for _ in range(NUM_TYPES)]
+    for c in take:
+        groups[c // NUM_VALUES].append(c % NUM_VALUES)
+    for t in range(NUM_TYPES):
+        if groups[t]:
+            for a in _build_actions(towers[t], t, tuple(sorted(groups[t])), gp and t == SAND):
+                moves.append(a)
+                if recover and t == SCRAP:
+                    moves.append(A.NO_RECOVER)
+    s.apply_unchecked(moves)
+
+
+def _build_actions(tower: tuple, t: int, values: tuple, sand_gp: bool) -> list[int]:
+    """The build actions that turn ``tower`` into the default policy's :func:`build_tower` of ``values``."""
+    new = build_tower(tower, values, sand_gp)
+    k = len(tower)
+    top = A.BUILD + t * NUM_VALUES
+    if not tower and chain(NONE, values) != new:  # a new sand tower: one card, the rest beneath it
+        return [top + new[-1]] + [A.BUILD_BOTTOM + v for v in reversed(new[:-1])]
+    if new[:k] == tower:
+        return [top + v for v in new[k:]]
+    return [A.BUILD_BOTTOM + v for v in reversed(new[:len(new) - k])]
 
 
 # ---------------------------------------------------------------------------
@@ -716,15 +748,11 @@ class MCTSAgent:
             for j in alive:
                 if exact[j] is not None:
                     continue
-                e = ends[j]
                 g = np.random.default_rng((base, i))  # determinisation i, shared by all candidates
                 pool = pools[j]
-                order = [pool[x] for x in g.permutation(len(pool))]
-                cut = len(order) - len(e.display)
-                towers, piles, over, left = fast_rounds(
-                    list(e.towers), e.piles, order[:cut], list(e.discard), tuple(sorted(order[cut:])),
-                    e.deck_ran_out, e.start_player, e.gp, g, self.beta, self.rollout_rounds)
-                samples[j].append(self._reward(towers, piles, e.gp, over, left)[me])
+                sim = ends[j].redeal([pool[x] for x in g.permutation(len(pool))], g)
+                over, left = play_rounds(sim, self.beta, self.rollout_rounds)
+                samples[j].append(self._reward(sim.towers, sim.piles, sim.gp, over, left)[me])
                 sims += 1
             i += 1
             if self.race_z is not None and i >= self.min_samples:
@@ -845,5 +873,5 @@ class MCTSAgent:
         return self._reward(towers, piles, state.gp, over, left)
 
 
-__all__ = ["MCTSAgent", "rollout_action", "fast_rollout", "fast_rounds", "make_plan", "choose_bid", "chain",
+__all__ = ["MCTSAgent", "rollout_action", "fast_rollout", "play_rounds", "make_plan", "choose_bid", "chain",
            "evaluate", "game_left", "tree_actions", "POT"]

@@ -3,13 +3,20 @@
 Training saves resumable sb3-contrib ``MaskablePPO`` checkpoints (``.zip``, torch) and exports
 the policy network to a small ``.npz`` of numpy arrays (:func:`export_policy`). ``PolicyAgent``
 loads either: an ``.npz`` with numpy alone, a ``.zip`` through sb3-contrib (converted on load).
-Without a path it loads the shipped 2-player base-game policy :data:`SHIPPED_POLICY`.
+Without a path it loads the game's shipped 2-player policy (:data:`SHIPPED_POLICIES`; 5 Towers:
+the base game's :data:`SHIPPED_POLICY`).
 
 Two networks are read: SB3's ``MlpPolicy`` actor (``architecture`` "mlp": the flat observation,
 ``OBS_SIZE`` floats, through the hidden layers, ``tanh`` or ``relu``, to one logit per action id)
 and the ``typed`` actor of ``five_towers_env/training/networks.py`` (weights shared across the
 tower types; its forward pass is replayed here in numpy). Illegal actions are masked out.
 Played deterministically (the most likely legal action) by default, or sampled.
+
+A policy plays one game: the exported ``meta`` names it (``"game"``: ``"five_towers"`` or
+``"campanile"``; files from before there were two games are 5 Towers policies, as their sizes show).
+``PolicyAgent`` refuses, with a message saying why, to be built for another game (``game=``, which
+:func:`~five_towers_env.agents.registry.make_agent` fills in) and to act on an observation of
+another size or with an ``info`` naming another game.
 """
 from __future__ import annotations
 
@@ -21,25 +28,76 @@ import numpy as np
 from ..engine.actions import NUM_ACTIONS
 from ..engine.cards import NUM_TYPES
 from ..environment.observation import OBS_SIZE
+from ..games import get_game, load
 from . import typed_layout as TL
 
 #: The policy trained by ``configs/ppo_selfplay_2p.yaml`` (see the README), shipped with the package.
 SHIPPED_POLICY = Path(__file__).with_name("policies") / "ppo_2p_base.npz"
+#: the policy each game's ``ppo`` agent loads when no ``path`` is given
+SHIPPED_POLICIES: dict[str, Path] = {
+    "five_towers": SHIPPED_POLICY,
+    "campanile": Path(__file__).with_name("policies") / "ppo_campanile_2p.npz",
+}
 FORMAT = 2  # 2 added the "architecture" entry and the typed network; format 1 files are MLPs
 _ACTIVATIONS = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0)}
 _relu = _ACTIVATIONS["relu"]
+#: per game, where its flat observation size and action count are defined (pure numpy modules:
+#: loading them imports no environment framework)
+GAME_SIZES = {
+    "five_towers": ("five_towers_env.environment.observation:OBS_SIZE", "five_towers_env.engine.actions:NUM_ACTIONS"),
+    "campanile": ("five_towers_env.campanile.observation:OBS_SIZE", "five_towers_env.campanile.actions:NUM_ACTIONS"),
+}
+
+
+def game_sizes(game: str) -> tuple[int, int]:
+    """``(observation size, action count)`` of ``game``'s flat observation and action space."""
+    name = get_game(game).name
+    if name not in GAME_SIZES:
+        raise ValueError(f"ppo: no policy network sizes known for the game {name!r}")
+    obs, actions = GAME_SIZES[name]
+    return int(load(obs)), int(load(actions))
+
+
+def game_of_sizes(obs_size: int, num_actions: int) -> str | None:
+    """The game whose observation size and action count these are, or None."""
+    for name in GAME_SIZES:
+        if game_sizes(name) == (obs_size, num_actions):
+            return name
+    return None
+
+
+def _policy_game(meta: dict[str, Any], obs_size: int, num_actions: int, where: str) -> str:
+    """The game a policy with these network sizes plays: ``meta["game"]`` (checked against the
+    sizes), or for files written before there were two games the game the sizes belong to."""
+    sized = game_of_sizes(obs_size, num_actions)
+    game = meta.get("game")
+    if game is None:
+        if sized is None:
+            raise ValueError(f"{where}: a network of {obs_size} inputs and {num_actions} actions matches no game "
+                             f"({', '.join(f'{g}: {game_sizes(g)[0]} / {game_sizes(g)[1]}' for g in GAME_SIZES)})")
+        return sized
+    want = game_sizes(game)  # ValueError for an unknown game
+    if want != (obs_size, num_actions):
+        raise ValueError(f"{where}: the network has {obs_size} inputs and {num_actions} actions, but {game} "
+                         f"observations have {want[0]} and its actions number {want[1]}")
+    return get_game(game).name
 
 
 def export_policy(model: Any, path: str | Path, **meta: Any) -> Path:
-    """Write the actor of a ``MaskablePPO`` model as an ``.npz`` (float32 weights plus ``meta``)."""
+    """Write the actor of a ``MaskablePPO`` model as an ``.npz`` (float32 weights plus ``meta``).
+
+    ``meta["game"]`` names the game the policy plays; without it, the game whose observation size
+    and action count the network has is recorded. A network that fits neither raises ``ValueError``."""
     import torch.nn as nn
 
     policy = model.policy
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    if hasattr(policy.action_net, "numpy_params"):  # the typed actor
+    meta = dict(meta)
+    if hasattr(policy.action_net, "numpy_params"):  # the typed actor: its layout is 5 Towers' observation
+        meta["game"] = _policy_game(meta, OBS_SIZE, NUM_ACTIONS, "ppo: the typed network (5 Towers only)")
         np.savez_compressed(path, format=FORMAT, architecture="typed", activation="relu", layers=0,
-                            meta=repr(dict(meta)), **policy.action_net.numpy_params())
+                            meta=repr(meta), **policy.action_net.numpy_params())
         return path
     layers = [m for m in policy.mlp_extractor.policy_net if isinstance(m, nn.Linear)]
     acts = {type(m).__name__.lower() for m in policy.mlp_extractor.policy_net if not isinstance(m, nn.Linear)}
@@ -49,11 +107,12 @@ def export_policy(model: Any, path: str | Path, **meta: Any) -> Path:
     for i, layer in enumerate(layers + [policy.action_net]):
         arrays[f"w{i}"] = layer.weight.detach().cpu().numpy().astype(np.float32)
         arrays[f"b{i}"] = layer.bias.detach().cpu().numpy().astype(np.float32)
-    if arrays["w0"].shape[1] != OBS_SIZE or arrays[f"w{len(layers)}"].shape[0] != NUM_ACTIONS:
-        raise ValueError("the model's input/output sizes do not match this environment's observation/actions")
+    meta["game"] = _policy_game(meta, arrays["w0"].shape[1], arrays[f"w{len(layers)}"].shape[0],
+                                "the model's input/output sizes do not match the game's observation/actions")
     np.savez_compressed(path, format=FORMAT, architecture="mlp", activation=acts.pop(), layers=len(layers) + 1,
-                        meta=repr(dict(meta)), **arrays)
+                        meta=repr(meta), **arrays)
     return path
+
 
 
 def _check_policy_path(path: Path) -> None:
@@ -156,11 +215,20 @@ class PolicyAgent:
         seed: seeds the generator used when ``deterministic`` is False.
         deterministic: play the most likely legal action (default) or sample from the policy.
         name: the agent's name in reports.
+        game: the game it is to play (``make_agent`` fills it in): ``ValueError`` if the policy
+            was trained for another. None accepts the policy's own game.
+
+    Attributes: ``game`` (the game the policy was trained for, from its ``meta``), ``obs_size``
+    and ``num_actions`` (its network's input and output sizes), ``meta`` (what training recorded).
     """
 
     def __init__(self, path: str | Path | None = None, seed: int | None = None,
-                 deterministic: bool = True, name: str = "ppo") -> None:
-        self.path = Path(path) if path is not None else SHIPPED_POLICY
+                 deterministic: bool = True, name: str = "ppo", game: str | None = None) -> None:
+        if path is None:  # the game's shipped policy
+            path = SHIPPED_POLICIES.get(get_game(game).name if game is not None else "five_towers")
+            if path is None or not path.exists():
+                raise ValueError(f"ppo: no policy is shipped for {game}; give path=...")
+        self.path = Path(path)
         self.architecture, arrays, activation, self.meta = _load_arrays(self.path)
         if self.architecture not in ("mlp", "typed") or activation not in _ACTIVATIONS:
             raise ValueError(f"ppo: {self.path}: unknown architecture {self.architecture!r} or activation "
@@ -175,11 +243,16 @@ class PolicyAgent:
         except KeyError as e:
             raise ValueError(f"ppo: {self.path} is not a policy .npz/.zip: no weight entry {e}") from None
         if self._typed is None:
-            if self.layers[0][0].shape[1] != OBS_SIZE or self.layers[-1][0].shape[0] != NUM_ACTIONS:
-                raise ValueError(f"{self.path}: network sizes do not match this environment")
+            sizes = (self.layers[0][0].shape[1], self.layers[-1][0].shape[0])
+            self.game = _policy_game(self.meta, *sizes, f"{self.path}: network sizes do not match the game")
             self._act = _ACTIVATIONS[activation]
             # the observation is sparse: the first layer gathers the weight rows of its non-zero entries
             self._w0t = np.ascontiguousarray(self.layers[0][0].T)
+        else:
+            self.game = _policy_game(self.meta, OBS_SIZE, NUM_ACTIONS, f"{self.path}: the typed network")
+        self.obs_size, self.num_actions = game_sizes(self.game)
+        if game is not None:
+            self.check_game(game)
         self.deterministic = bool(deterministic)
         self.name = name
         self.rng = np.random.default_rng(seed)
@@ -187,6 +260,13 @@ class PolicyAgent:
     def seed(self, seed: int | None) -> None:
         """Re-seed the sampling generator."""
         self.rng = np.random.default_rng(seed)
+
+    def check_game(self, game: str) -> None:
+        """Raise ``ValueError`` unless the policy was trained for ``game``."""
+        if get_game(game).name != self.game:
+            raise ValueError(f"ppo: {self.path} is a {get_game(self.game).title} policy (trained for "
+                             f"game={self.game!r}); it cannot play {get_game(game).title} (game={game!r}). "
+                             f"Give the path of a policy trained with game: {game} (runs/<name>/policy.npz)")
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
         """Unmasked action logits for one flat observation (or a batch of them)."""
@@ -207,10 +287,21 @@ class PolicyAgent:
         return x @ w.T + b
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
-        """The policy's choice among the legal actions of ``observation["action_mask"]``."""
+        """The policy's choice among the legal actions of ``observation["action_mask"]``.
+
+        ``ValueError`` if ``info`` names another game than the policy's, or the observation is not
+        of the size the network was trained on (a policy of one game seated in the other)."""
+        game = info.get("game") if isinstance(info, dict) else None
+        if game is not None and game != self.game:
+            self.check_game(game)
+        obs = observation["observation"]
+        if np.shape(obs)[-1:] != (self.obs_size,):
+            raise ValueError(f"ppo: {self.path} was trained on {get_game(self.game).title} observations of "
+                             f"{self.obs_size} values, got one of shape {np.shape(obs)}: it plays "
+                             f"game={self.game!r} only")
         mask = np.asarray(observation["action_mask"], dtype=bool)
-        logits = np.where(mask, self.logits(observation["observation"]), -np.inf)
+        logits = np.where(mask, self.logits(obs), -np.inf)
         if self.deterministic:
             return int(np.argmax(logits))
         p = np.exp(logits - logits.max())
-        return int(self.rng.choice(NUM_ACTIONS, p=p / p.sum()))
+        return int(self.rng.choice(self.num_actions, p=p / p.sum()))

@@ -1,5 +1,9 @@
 """Agents by name, so evaluation, training and the command line can build any of them.
 
+Names are per game: each :class:`~five_towers_env.games.Game` maps its registry names to classes
+(:attr:`~five_towers_env.games.Game.agents`), and every function here takes ``game=`` (default
+``"five_towers"``) to say which game's names it means; ``random`` and ``human`` serve every game.
+
 Every entry point (``five-towers --agents mcts:simulations=100``, ``evaluate()``, training pools)
 builds agents through :func:`make_agent`, which checks the settings against the agent class's
 ``__init__`` first: an unknown setting lists the valid ones, a value of the wrong type names the
@@ -19,17 +23,12 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from ..games import DEFAULT_GAME, Game, get_game
 from .base import Agent
 
-#: name -> "module:Class"; every class takes ``seed=`` plus its own keyword settings
-AGENTS: dict[str, str] = {
-    "random": "five_towers_env.agents.base:RandomAgent",
-    "greedy": "five_towers_env.agents.greedy:GreedyAgent",
-    "heuristic": "five_towers_env.agents.heuristic:HeuristicAgent",
-    "mcts": "five_towers_env.agents.mcts:MCTSAgent",
-    "ppo": "five_towers_env.agents.policy:PolicyAgent",  # path=... (default: the shipped policy)
-    "human": "five_towers_env.agents.human:HumanAgent",  # a person at the terminal (five-towers play)
-}
+#: 5 Towers' agents, name -> "module:Class" (kept for code written before there were two games;
+#: every class takes ``seed=`` plus its own keyword settings). Other games: ``get_game(name).agents``.
+AGENTS: dict[str, str] = get_game(DEFAULT_GAME).agents  # type: ignore[assignment]  # the same dict
 
 
 class AgentSettingError(ValueError):
@@ -40,22 +39,40 @@ class AgentSettingTypeError(AgentSettingError, TypeError):
     """An agent setting of the wrong type (both a ``ValueError`` and a ``TypeError``)."""
 
 
-def _check_name(name: Any) -> str:
-    if not isinstance(name, str) or name not in AGENTS:
-        raise AgentSettingError(f"unknown agent {name!r}; known: {', '.join(AGENTS)}")
+def agents_of(game: str | Game = DEFAULT_GAME) -> Mapping[str, str]:
+    """The registry of ``game``: name -> ``"module:Class"`` (``ValueError`` for an unknown game)."""
+    return get_game(game).agents
+
+
+def unknown_agent_message(name: Any, game: str | Game = DEFAULT_GAME) -> str:
+    """The message for an agent name ``game`` does not have, listing the ones it has."""
+    g = get_game(game)
+    # 5 Towers' message predates the second game; keep it word for word
+    where = "" if g.name == DEFAULT_GAME else f" for {g.title}"
+    return f"unknown agent {name!r}{where}; known: {', '.join(g.agents)}"
+
+
+def _check_name(name: Any, game: str | Game = DEFAULT_GAME) -> str:
+    if not isinstance(name, str) or name not in agents_of(game):
+        raise AgentSettingError(unknown_agent_message(name, game))
     return name
 
 
-def agent_class(name: str) -> type:
-    """The class registered as ``name``."""
-    module, cls = AGENTS[_check_name(name)].split(":")
+def agent_class(name: str, *, game: str | Game = DEFAULT_GAME) -> type:
+    """The class registered as ``name`` for ``game`` (imported on first use)."""
+    module, cls = agents_of(game)[_check_name(name, game)].split(":")
     return getattr(importlib.import_module(module), cls)
 
 
+def agent_settings(name: str, *, game: str | Game = DEFAULT_GAME) -> dict[str, Any]:
+    """The keyword settings agent ``name`` of ``game`` accepts (``seed`` excluded), each with its type hint."""
+    return _agent_settings(name, get_game(game).name)
+
+
 @lru_cache(maxsize=None)
-def agent_settings(name: str) -> dict[str, Any]:
-    """The keyword settings agent ``name`` accepts (``seed`` excluded), each with its type hint."""
-    cls = agent_class(name)
+def _agent_settings(name: str, game: str) -> dict[str, Any]:
+    # cached per (name, game): the same name may be a different class in another game
+    cls = agent_class(name, game=game)
     try:
         hints = typing.get_type_hints(cls.__init__)
     except Exception:  # unresolvable annotations: accept any value
@@ -109,10 +126,11 @@ def _describe(hint: Any) -> str:
     return _WORDS.get(hint, getattr(hint, "__name__", str(hint)))
 
 
-def check_agent_settings(name: str, settings: Mapping[str, Any]) -> dict[str, Any]:
+def check_agent_settings(name: str, settings: Mapping[str, Any], *,
+                         game: str | Game = DEFAULT_GAME) -> dict[str, Any]:
     """Raise :class:`AgentSettingError` (or :class:`AgentSettingTypeError`) unless every setting is one
-    agent ``name`` takes, with a value of its type; return the settings as a dict."""
-    valid = agent_settings(_check_name(name))
+    agent ``name`` of ``game`` takes, with a value of its type; return the settings as a dict."""
+    valid = agent_settings(_check_name(name, game), game=game)
     known = ", ".join(valid) or "none"
     for key, value in settings.items():
         if key == "seed":
@@ -130,10 +148,19 @@ def check_agent_settings(name: str, settings: Mapping[str, Any]) -> dict[str, An
     return dict(settings)
 
 
-def make_agent(name: str, /, seed: int | None = None, **kwargs: Any) -> Agent:
-    """Build an agent by registry name (``"mcts"`` accepts e.g. ``simulations=200``).
+def make_agent(name: str, /, seed: int | None = None, *, game: str | Game = DEFAULT_GAME, **kwargs: Any) -> Agent:
+    """Build an agent of ``game`` by registry name (``"mcts"`` accepts e.g. ``simulations=200``).
 
-    Unknown names and settings raise :class:`AgentSettingError` listing the valid ones; a setting of
-    the wrong type raises :class:`AgentSettingTypeError` (a ``ValueError`` and a ``TypeError``)."""
-    check_agent_settings(name, kwargs)
-    return agent_class(name)(seed=seed, **kwargs)
+    Unknown names and settings raise :class:`AgentSettingError` listing the valid ones (of that
+    game); a setting of the wrong type raises :class:`AgentSettingTypeError` (a ``ValueError`` and a
+    ``TypeError``). An agent with a setting called ``game`` (the human seat) is given ``game``'s name
+    there, so it knows its game before its first decision."""
+    check_agent_settings(name, kwargs, game=game)
+    cls = agent_class(name, game=game)
+    if "game" in agent_settings(name, game=game):
+        kwargs["game"] = get_game(game).name
+    return cls(seed=seed, **kwargs)
+
+
+__all__ = ["AGENTS", "AgentSettingError", "AgentSettingTypeError", "agents_of", "agent_class", "agent_settings",
+           "check_agent_settings", "make_agent", "unknown_agent_message"]

@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
+from ..aec_common import GameEnvExtras, wrap_env
 from ..engine.position import PositionError
 from ..engine.state import IllegalActionError
 from . import actions as A
@@ -47,7 +47,7 @@ def _action_id(action: Any) -> int:
                              f"{action!r}{hint}")
 
 
-class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
+class raw_env(GameEnvExtras, AECEnv):  # noqa: N801 - PettingZoo naming convention
     """Campanile as a PettingZoo AEC environment.
 
     Args:
@@ -63,6 +63,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
     seat's final score, zeros before the end) and ``"winners"`` (bool array, all False before the end).
     """
 
+    _actions = A  # GameEnvExtras: SPEC C6 names
+    _save_position = staticmethod(save_position)  # GameEnvExtras: SPEC C7 positions
     metadata = {"name": "campanile_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False,
                 "render_fps": 1}
 
@@ -207,52 +209,15 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
     def close(self) -> None:
         """Nothing to release."""
 
-    # -- extras ---------------------------------------------------------------------------
-
-    def action_name(self, action: int) -> str:
-        """SPEC C6 name of an action id."""
-        return A.action_name(action)
-
-    def action_from_name(self, name: str) -> int:
-        """Action id of a SPEC C6 name."""
-        return A.action_from_name(name)
-
-    def legal_actions(self) -> list[int]:
-        """Legal action ids of the agent on move (empty once the game is over)."""
-        return list(self.game.legal_actions())
-
-    def legal_action_names(self) -> list[str]:
-        """Names of the legal actions of the agent on move."""
-        return [A.ACTION_NAMES[a] for a in self.game.legal_actions()]
-
-    def position(self) -> dict[str, Any]:
-        """The current position in SPEC C7 form. It names every hand and the piles' order: for
-        saving and bug reports, never for an agent's observation."""
-        return save_position(self.game)
-
-    def scores(self) -> list[int]:
-        """Each seat's score if the game ended now (SPEC C4)."""
-        return self.game.scores()
-
-    def winners(self) -> list[int]:
-        """Seats sharing the highest score now (the victory, once the game is over)."""
-        return self.game.winners()
-
-    @property
-    def phase(self) -> str:
-        """Name of the current phase: ``play``, ``bet`` or ``game_over``."""
-        return self.game.phase_name
+    # -- extras: action_name, action_from_name, legal_actions, legal_action_names, position,
+    # scores, winners, phase come from GameEnvExtras (the same for every game)
 
 
 def env(**kwargs: Any) -> AECEnv:
     """``raw_env`` wrapped as PettingZoo classic environments are (and as ``five_towers_env.env``):
     an illegal move ends the game with -1 for the offender, out-of-bounds actions are caught,
     and the agent order is enforced."""
-    e = raw_env(**kwargs)
-    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
-    return e
+    return wrap_env(raw_env(**kwargs))
 
 
 __all__ = ["raw_env", "env", "INFO_KEYS", "RENDER_MODES"]

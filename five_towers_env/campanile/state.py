@@ -332,8 +332,11 @@ class CampanileState:
 
         The public multiset is kept: pile sizes, face-up cards, leftovers' count, each other
         player's revealed cards and hand size. ``observer``'s own hand is unchanged. For
-        information-set search (ISMCTS) and for testing that observations ignore hidden cards."""
-        new = self.clone()
+        information-set search (ISMCTS) and for testing that observations ignore hidden cards.
+
+        The copy depends only on what ``observer`` may know and on ``rng``, which also becomes the
+        copy's generator: the game's own generator (which dealt the cards) is not handed on."""
+        new = self.clone(rng=rng)
         hidden: list[int] = []
         for pile in new.piles:
             hidden += pile[:-1]
@@ -344,7 +347,8 @@ class CampanileState:
             for c in new.revealed[p]:
                 rest.remove(c)
             hidden += rest
-        hidden = rng.permutation(hidden).tolist() if hidden else []
+        # sorted first: the hidden cards' current order must not show through the shuffle
+        hidden = rng.permutation(sorted(hidden)).tolist() if hidden else []
         at = 0
         for i, pile in enumerate(new.piles):
             below = max(len(pile) - 1, 0)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 from enum import IntEnum
+from typing import Sequence
 
 import numpy as np
 
@@ -175,6 +176,34 @@ class GameState:
         _APPLY[self.phase](self, a)
         self._legal = None
 
+    def apply_unchecked(self, actions: Sequence[int]) -> None:
+        """Apply ``actions`` in turn without checking them or listing the legal actions: the fast path
+        for search rollouts whose default policy only ever picks legal moves (a builder's moves are
+        applied in one pass). An illegal action here is a bug in the caller and leaves the state
+        undefined (use :meth:`apply_action` to be checked)."""
+        i, n = 0, len(actions)
+        while i < n:
+            if self.phase == _BID:
+                self._apply_bid(actions[i])
+                i += 1
+            else:
+                i += self._apply_builder_moves(actions[i:])
+        self._legal = None
+
+    def redeal(self, unseen: list[int], rng: np.random.Generator) -> "GameState":
+        """A copy of this round-start state (bidding not begun) with the display and the deck dealt
+        again from ``unseen`` (its last cards become the display, the rest the deck, top last) and
+        ``rng`` for the reshuffle: a determinisation for search, when ``unseen`` is a shuffle of
+        the cards a player cannot see. ``unseen`` must hold as many cards as the deck and display."""
+        if self.phase != _BID or self.bid_turn != 0 or len(unseen) != len(self.deck) + len(self.display):
+            raise ValueError("redeal needs a round start and exactly the deck's and display's number of cards")
+        new = self.clone(rng=rng)
+        cut = len(unseen) - len(self.display)
+        new.deck = list(unseen[:cut])
+        new.display = tuple(sorted(unseen[cut:]))
+        new._begin_bidding()
+        return new
+
     def illegal_message(self, action: int) -> str:
         """A clear message naming an illegal action and the legal ones."""
         try:
@@ -278,25 +307,34 @@ class GameState:
         return sorted(a for a, r in builder_moves(self._round(), True) if round_ok(r, True))
 
     def _apply_builder(self, a: int) -> None:
+        self._apply_builder_moves((a,))
+
+    def _apply_builder_moves(self, actions: Sequence[int]) -> int:
         """Take, teardown, build and recover: the builder's transitions (:func:`builder.step`), plus
-        what the rest of the table sees of them (tree cards paid go to the discard pile)."""
+        what the rest of the table sees of them (tree cards paid go to the discard pile). Applies
+        ``actions`` in turn until they run out or the round ends; returns how many it applied."""
         p = self.builder
-        phase = self.phase
-        towers = self.towers[p]
-        need = self.target - self.taken if phase == _TAKE else 0
-        r = builder_step(self._round(), a, self.gp)
-        if phase == _TAKE:
-            if a == A.STOP:
-                tree = towers[TREE]
-                self.discard.extend(TREE * NUM_VALUES + v for v in reversed(tree[len(tree) - need:]))
-                self.paid = need
-            else:
-                c = a - A.TAKE
-                self.taken += 1
-                if self._take_rests is not None:  # the ways to finish the take that use c
-                    self._take_rests = [remove_one(rest, c) for rest in self._take_rests if c in rest]
-        elif phase == _TEARDOWN:
-            self.torn = -1 if a == A.NO_TEARDOWN else a - A.TEARDOWN
+        gp = self.gp
+        r = self._round()
+        done = 0
+        for a in actions:
+            phase = r.phase
+            if phase == _TAKE:
+                if a == A.STOP:
+                    tree = r.towers[TREE]
+                    self.discard.extend(TREE * NUM_VALUES + v for v in reversed(tree[len(tree) - r.need:]))
+                    self.paid = r.need
+                else:
+                    c = a - A.TAKE
+                    self.taken += 1
+                    if self._take_rests is not None:  # the ways to finish the take that use c
+                        self._take_rests = [remove_one(rest, c) for rest in self._take_rests if c in rest]
+            elif phase == _TEARDOWN:
+                self.torn = -1 if a == A.NO_TEARDOWN else a - A.TEARDOWN
+            r = builder_step(r, a, gp)
+            done += 1
+            if r.phase == ROUND_DONE:
+                break
         self.towers[p] = r.towers
         self.piles[p] = r.pile
         self.hand = r.hand
@@ -307,6 +345,7 @@ class GameState:
             self._end_round(next_start=(p + 1) % self.num_players)
         else:
             self.phase = r.phase
+        return done
 
     # -- teardown -----------------------------------------------------------------------
 

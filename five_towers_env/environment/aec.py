@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
+from ..aec_common import GameEnvExtras, wrap_env
 from ..engine import actions as A
 from ..engine.position import POSITION_KEYS, PositionError, load_position, save_position
 from ..engine.state import PHASE_NAMES, VARIANTS, GameState, IllegalActionError, Phase, check_setup
@@ -56,7 +56,7 @@ def _action_id(action: Any) -> int:
                           f"{action!r}; pass int(...) of an id (env.action_from_name(name) gives one)") from None
 
 
-class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
+class raw_env(GameEnvExtras, AECEnv):  # noqa: N801 - PettingZoo naming convention
     """5 Towers as a PettingZoo AEC environment.
 
     Args:
@@ -81,6 +81,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
     ``np.flatnonzero(info["winners"])`` lists them, as :meth:`winners` does).
     """
 
+    _actions = A  # GameEnvExtras: SPEC §7 names
+    _save_position = staticmethod(save_position)  # GameEnvExtras: SPEC §8 positions
     metadata = {"name": "five_towers_v0", "render_modes": ["human", "ansi", "rgb_array"], "is_parallelizable": False,
                 "render_fps": 1}
 
@@ -265,48 +267,11 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
     def close(self) -> None:
         """Nothing to release."""
 
-    # -- extras ---------------------------------------------------------------------------
-
-    def action_name(self, action: int) -> str:
-        """SPEC §7 name of an action id."""
-        return A.action_name(action)
-
-    def action_from_name(self, name: str) -> int:
-        """Action id of a SPEC §7 name."""
-        return A.action_from_name(name)
-
-    def legal_actions(self) -> list[int]:
-        """Legal action ids of the agent on move (empty once the game is over)."""
-        return list(self.game.legal_actions())
-
-    def legal_action_names(self) -> list[str]:
-        """Names of the legal actions of the agent on move."""
-        return [A.action_name(a) for a in self.game.legal_actions()]
-
-    def position(self) -> dict[str, Any]:
-        """The current position in SPEC §8 form (with ``"hand"`` mid-round). Contains the deck order:
-        for saving and debugging, never for an agent's observation."""
-        return save_position(self.game)
-
-    def scores(self) -> list[int]:
-        """Each seat's score if the game were scored now."""
-        return self.game.scores()
-
-    def winners(self) -> list[int]:
-        """Seats sharing the highest score now (the victory, once the game is over)."""
-        return self.game.winners()
-
-    @property
-    def phase(self) -> str:
-        """Name of the current phase."""
-        return self.game.phase_name
+    # -- extras: action_name, action_from_name, legal_actions, legal_action_names, position,
+    # scores, winners, phase come from GameEnvExtras (the same for every game)
 
 
 def env(**kwargs: Any) -> AECEnv:
     """``raw_env`` wrapped as PettingZoo classic environments are: illegal moves end the game with
     -1 for the offender, out-of-bounds actions are caught, and the agent order is enforced."""
-    e = raw_env(**kwargs)
-    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
-    return e
+    return wrap_env(raw_env(**kwargs))

@@ -7,6 +7,10 @@ and mean thinking time per move.
 
 Conventions (shared with :mod:`five_towers_env.evaluation.tournament`):
 
+* **Games.** ``game="campanile"`` plays Campanile (default ``"five_towers"``): agent names are
+  looked up among that game's agents (:attr:`five_towers_env.games.Game.agents`), the setup is
+  checked by its rules, ``variant=None`` is its default variant, and the result's ``config``
+  names the game.
 * **Agent specs.** A registry name (``"random"``), a name with keyword settings
   (``"mcts:simulations=100,c=1.4"``; values are Python literals, else strings), a
   ``(name, kwargs)`` pair, an :class:`AgentSpec`, or a *factory*: any callable returning an
@@ -43,7 +47,7 @@ Conventions (shared with :mod:`five_towers_env.evaluation.tournament`):
 from __future__ import annotations
 
 import ast
-import importlib
+import dataclasses
 import inspect
 import math
 import os
@@ -59,8 +63,8 @@ from typing import Any, Callable, Iterable, Sequence, Union
 import numpy as np
 
 from ..agents.base import Agent
-from ..agents.registry import AGENTS, check_agent_settings, make_agent
-from ..engine.state import check_setup
+from ..agents.registry import agent_class, agents_of, check_agent_settings, make_agent, unknown_agent_message
+from ..games import DEFAULT_GAME, get_game
 from ..play import play_game
 from .report import fmt_ci, text_table, write_csv, write_json, write_text
 from .stats import ClusteredRate, cluster_rate
@@ -96,38 +100,53 @@ def _call_factory(factory: Callable[..., Agent], seed: int | None, kwargs: dict[
 
 @dataclass(frozen=True)
 class AgentSpec:
-    """How to build one agent: a registry ``name`` with ``kwargs``, or a ``factory``; ``label`` names it in reports."""
+    """How to build one agent: a registry ``name`` of ``game`` with ``kwargs``, or a ``factory``;
+    ``label`` names it in reports."""
 
     label: str
     name: str | None = None
     kwargs: tuple[tuple[str, Any], ...] = ()
     factory: Callable[..., Agent] | None = None
+    game: str = DEFAULT_GAME
 
     def build(self, seed: int | None = None) -> Agent:
         """A fresh agent seeded with ``seed``."""
         if self.factory is not None:
             return _call_factory(self.factory, seed, dict(self.kwargs))
         kwargs = dict(self.kwargs)
-        if "name" in kwargs:  # make_agent's own first parameter is called ``name``
-            module, cls = AGENTS[self.name].split(":")
-            return getattr(importlib.import_module(module), cls)(seed=seed, **kwargs)
-        return make_agent(self.name, seed=seed, **kwargs)
+        if "name" in kwargs or "game" in kwargs:
+            # make_agent's own parameters are called ``name`` and ``game``: build the class directly
+            return agent_class(self.name, game=self.game)(seed=seed, **kwargs)
+        return make_agent(self.name, seed=seed, game=self.game, **kwargs)
+
+    def for_game(self, game: str) -> "AgentSpec":
+        """This spec for ``game``: a registry spec re-checked against that game's agents
+        (``ValueError`` if it has no such agent or setting); a factory spec unchanged."""
+        game = get_game(game).name
+        if self.factory is not None or self.game == game:
+            return self
+        if self.name not in agents_of(game):
+            raise ValueError(unknown_agent_message(self.name, game))
+        check_agent_settings(self.name, dict(self.kwargs), game=game)
+        return dataclasses.replace(self, game=game)
 
 
-def parse_agent_spec(text: str) -> AgentSpec:
-    """``"name"`` or ``"name:key=value,key=value"`` -> :class:`AgentSpec` (values parsed as Python literals)."""
+def parse_agent_spec(text: str, game: str = DEFAULT_GAME) -> AgentSpec:
+    """``"name"`` or ``"name:key=value,key=value"`` -> :class:`AgentSpec` of ``game`` (values parsed as
+    Python literals); ``ValueError`` naming that game's agents for a name it does not have."""
+    game = get_game(game).name
     name, _, rest = text.strip().partition(":")
     name = name.strip()
-    if name not in AGENTS:
-        raise ValueError(f"unknown agent {name!r}; known: {', '.join(AGENTS)}")
+    if name not in agents_of(game):
+        raise ValueError(unknown_agent_message(name, game))
     kwargs: list[tuple[str, Any]] = []
     for item in filter(None, (p.strip() for p in rest.split(","))):
         key, eq, value = item.partition("=")
         if not eq or not key.strip().isidentifier():
             raise ValueError(f"bad agent setting {item!r} in {text!r}; expected name:key=value,key=value")
         kwargs.append((key.strip(), _parse_value(value)))
-    check_agent_settings(name, dict(kwargs))  # a bad setting fails here, not in the first game
-    return AgentSpec(label=text.strip(), name=name, kwargs=tuple(kwargs))
+    check_agent_settings(name, dict(kwargs), game=game)  # a bad setting fails here, not in the first game
+    return AgentSpec(label=text.strip(), name=name, kwargs=tuple(kwargs), game=game)
 
 
 def _factory_label(factory: Any) -> str:
@@ -141,18 +160,19 @@ def _factory_label(factory: Any) -> str:
     return type(factory).__name__
 
 
-def to_spec(spec: Any) -> AgentSpec:
-    """Any accepted agent spec (see the module docstring) as an :class:`AgentSpec`."""
+def to_spec(spec: Any, game: str = DEFAULT_GAME) -> AgentSpec:
+    """Any accepted agent spec (see the module docstring) as an :class:`AgentSpec` of ``game``
+    (an :class:`AgentSpec` made for another game is re-checked against this one's agents)."""
     if isinstance(spec, AgentSpec):
-        return spec
+        return spec.for_game(game)
     if isinstance(spec, str):
-        return parse_agent_spec(spec)
+        return parse_agent_spec(spec, game)
     if isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[0], str) and isinstance(spec[1], dict):
         name, kwargs = spec
-        base = parse_agent_spec(name)
+        base = parse_agent_spec(name, game)
         items = tuple(base.kwargs) + tuple(kwargs.items())
         label = base.name + (":" + ",".join(f"{k}={v!r}" for k, v in items) if items else "")
-        return AgentSpec(label=label, name=base.name, kwargs=items)
+        return AgentSpec(label=label, name=base.name, kwargs=items, game=base.game)
     if callable(spec) and (isinstance(spec, type) or not hasattr(spec, "act")):
         return AgentSpec(label=_factory_label(spec), factory=spec)
     raise TypeError(f"cannot use {spec!r} as an agent spec: give a registry name ('mcts:simulations=100'), "
@@ -160,15 +180,15 @@ def to_spec(spec: Any) -> AgentSpec:
                     "agent instances are not accepted because every game needs a freshly seeded agent")
 
 
-def resolve_specs(specs: Iterable[Any]) -> list[AgentSpec]:
-    """Specs as :class:`AgentSpec` objects with unique labels (repeats get ``#2``, ``#3``...)."""
+def resolve_specs(specs: Iterable[Any], game: str = DEFAULT_GAME) -> list[AgentSpec]:
+    """Specs as :class:`AgentSpec` objects of ``game`` with unique labels (repeats get ``#2``, ``#3``...)."""
     out: list[AgentSpec] = []
     seen: dict[str, int] = {}
     for spec in specs:
-        s = to_spec(spec)
+        s = to_spec(spec, game)
         seen[s.label] = seen.get(s.label, 0) + 1
         if seen[s.label] > 1:
-            s = AgentSpec(label=f"{s.label}#{seen[s.label]}", name=s.name, kwargs=s.kwargs, factory=s.factory)
+            s = dataclasses.replace(s, label=f"{s.label}#{seen[s.label]}")
         out.append(s)
     if not out:
         raise ValueError("no agents given")
@@ -235,11 +255,11 @@ class TimedAgent:
         return action
 
 
-def play_job(specs: Sequence[AgentSpec], variant: str, job: GameJob) -> dict[str, Any]:
-    """Play one job; return its record (scores, winners, win shares, margins, steps, timing)."""
+def play_job(specs: Sequence[AgentSpec], variant: str, job: GameJob, game: str = DEFAULT_GAME) -> dict[str, Any]:
+    """Play one job of ``game``; return its record (scores, winners, win shares, margins, steps, timing)."""
     agents = [TimedAgent(specs[a].build(job.agent_seeds[s])) for s, a in enumerate(job.lineup)]
     t0 = time.perf_counter()
-    result = play_game(agents, variant=variant, seed=job.deal_seed)
+    result = play_game(agents, variant=variant, seed=job.deal_seed, game=game)
     wall = time.perf_counter() - t0
     scores = [int(x) for x in result["scores"]]
     winners = [int(w) for w in result["winners"]]
@@ -252,9 +272,10 @@ def play_job(specs: Sequence[AgentSpec], variant: str, job: GameJob) -> dict[str
             "think_seconds": [a.seconds for a in agents], "wall_seconds": wall}
 
 
-def _play_chunk(specs: Sequence[AgentSpec], variant: str, jobs: Sequence[GameJob]) -> list[dict[str, Any]]:
+def _play_chunk(specs: Sequence[AgentSpec], variant: str, jobs: Sequence[GameJob],
+                game: str = DEFAULT_GAME) -> list[dict[str, Any]]:
     # top level, so 'spawn' workers can import it
-    return [play_job(specs, variant, job) for job in jobs]
+    return [play_job(specs, variant, job, game) for job in jobs]
 
 
 class _Progress:
@@ -315,16 +336,17 @@ def resolve_workers(workers: int | None) -> int:
 
 
 def run_jobs(specs: Sequence[AgentSpec], variant: str, jobs: Sequence[GameJob], workers: int | None = 1,
-             progress: bool = True, desc: str = "games", chunk_size: int | None = None) -> list[dict[str, Any]]:
-    """Play ``jobs`` (in this process when ``workers == 1``, else over a 'spawn' process pool);
-    return their records in job order."""
+             progress: bool = True, desc: str = "games", chunk_size: int | None = None,
+             game: str = DEFAULT_GAME) -> list[dict[str, Any]]:
+    """Play ``jobs`` of ``game`` (in this process when ``workers == 1``, else over a 'spawn' process
+    pool); return their records in job order."""
     workers = resolve_workers(workers)
     bar = _Progress(len(jobs), desc, progress)
     records: list[dict[str, Any] | None] = [None] * len(jobs)
     try:
         if workers == 1 or len(jobs) <= 1:
             for i, job in enumerate(jobs):
-                records[i] = play_job(specs, variant, job)
+                records[i] = play_job(specs, variant, job, game)
                 bar.update(1)
             return records  # type: ignore[return-value]
         if chunk_size is None:
@@ -332,7 +354,7 @@ def run_jobs(specs: Sequence[AgentSpec], variant: str, jobs: Sequence[GameJob], 
         chunks = [list(range(i, min(i + chunk_size, len(jobs)))) for i in range(0, len(jobs), chunk_size)]
         specs = list(specs)
         with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=get_context("spawn")) as pool:
-            pending = {pool.submit(_play_chunk, specs, variant, [jobs[i] for i in c]): c for c in chunks}
+            pending = {pool.submit(_play_chunk, specs, variant, [jobs[i] for i in c], game): c for c in chunks}
             try:
                 while pending:
                     done, _ = wait(pending, return_when=FIRST_COMPLETED)
@@ -497,7 +519,8 @@ class EvaluationResult:
     def table(self) -> str:
         """The per-agent summary as a terminal table (with a line per seat below)."""
         c = self.config
-        head = (f"{c['num_games']} games, {c['num_players']} players, variant {c['variant']}, seed {c['seed']}"
+        title = "" if c.get("game", DEFAULT_GAME) == DEFAULT_GAME else f"{get_game(c['game']).title}: "
+        head = (f"{title}{c['num_games']} games, {c['num_players']} players, variant {c['variant']}, seed {c['seed']}"
                 f"{'' if c['balanced'] else ' (seats not balanced: games not a multiple of the rotation)'}")
         seats = "  ".join(f"seat {s['seat']}: {s['win_rate']:.3f} {fmt_ci(s['ci_low'], s['ci_high'])}"
                           for s in self.seats)
@@ -527,8 +550,8 @@ class EvaluationResult:
 
 
 def evaluate(agent_specs: Sequence[Any], num_games: int = 100, num_players: int | None = None,
-             variant: str = "base", seed: int = 0, workers: int | None = 1, progress: bool = True,
-             paired: bool = True) -> EvaluationResult:
+             variant: str | None = None, seed: int = 0, workers: int | None = 1, progress: bool = True,
+             paired: bool = True, game: str = DEFAULT_GAME) -> EvaluationResult:
     """Play ``num_games`` seat-rotated, seeded games between ``agent_specs`` and summarise them.
 
     Args:
@@ -536,16 +559,21 @@ def evaluate(agent_specs: Sequence[Any], num_games: int = 100, num_players: int 
             :class:`AgentSpec` objects or agent factories (see the module docstring).
         num_games: games to play (a multiple of the number of agents keeps the seats balanced).
         num_players: seats per game, 2..5 (default: the number of agents, at least 2).
-        variant: ``"base"`` or ``"great_powers"``.
+        variant: one of the game's variants (5 Towers ``"base"`` / ``"great_powers"``, Campanile
+            ``"pile"`` / ``"played"``); None: the game's default (the first of those).
         seed: non-negative run seed; every game's deal and agent seeds derive from it.
         workers: processes (1: in this process; ``None`` / 0: every CPU). Results do not depend on it.
         progress: show a progress bar (tqdm if installed, else a counter on stderr).
         paired: replay the same deal for the rotations of each cycle (see the module docstring).
+        game: the game to play, a :mod:`five_towers_env.games` name.
     """
-    specs = resolve_specs(agent_specs)
+    g = get_game(game)
+    specs = resolve_specs(agent_specs, g.name)
     if num_players is None:
         num_players = max(2, len(specs))
-    check_setup(num_players, variant)
+    if variant is None:
+        variant = g.default_variant
+    g.check(num_players, variant)
     if num_games < 1:
         raise ValueError(f"num_games must be at least 1, got {num_games}")
     balanced = num_games % len(specs) == 0
@@ -554,9 +582,9 @@ def evaluate(agent_specs: Sequence[Any], num_games: int = 100, num_players: int 
                       "seats are not exactly balanced", stacklevel=2)
     jobs = make_jobs(list(range(len(specs))), num_games, num_players, seed, paired=paired)
     t0 = time.perf_counter()
-    records = run_jobs(specs, variant, jobs, workers=workers, progress=progress, desc="evaluate")
+    records = run_jobs(specs, variant, jobs, workers=workers, progress=progress, desc="evaluate", game=g.name)
     labels = [s.label for s in specs]
-    config = {"agents": labels, "num_games": num_games, "num_players": num_players, "variant": variant,
+    config = {"game": g.name, "agents": labels, "num_games": num_games, "num_players": num_players, "variant": variant,
               "seed": seed, "workers": resolve_workers(workers), "paired": paired, "balanced": balanced,
               "rotation": len(specs), "wall_seconds": time.perf_counter() - t0,
               "win_convention": WIN_CONVENTION}

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..engine.state import check_setup
+from ..games import DEFAULT_GAME, get_game
 from .match import (RATE_HEADERS, SUMMARY_FIELDS, GAME_FIELDS, counts_seat_games, deal_cluster, game_rows, make_jobs,
                     rate_cells, resolve_specs, resolve_workers, run_jobs, summarize)
 from .report import fmt_ci, markdown_table, text_table, write_csv, write_json, write_text
@@ -186,7 +186,10 @@ class TournamentResult:
 
     def _header(self) -> str:
         c = self.config
-        return (f"round robin: {len(self.labels)} agents, {len(self.groups)} groups x {c['games_per_group']} games, "
+        # 5 Towers' header predates the second game; other games name themselves
+        title = "" if c.get("game", DEFAULT_GAME) == DEFAULT_GAME else f" ({get_game(c['game']).title})"
+        return (f"round robin{title}: {len(self.labels)} agents, {len(self.groups)} groups x "
+                f"{c['games_per_group']} games, "
                 f"{c['num_players']} players, variant {c['variant']}, seed {c['seed']}")
 
     def table(self) -> str:
@@ -298,15 +301,21 @@ def plot_matrix(result: TournamentResult, path: str | Path) -> Path | None:
     return path
 
 
-def round_robin(agent_specs: Sequence[Any], games: int = 100, num_players: int = 2, variant: str = "base",
-                seed: int = 0, workers: int | None = 1, progress: bool = True, paired: bool = True) -> TournamentResult:
-    """Play every group of ``num_players`` agents ``games`` seat-rotated games; see the module docstring.
+def round_robin(agent_specs: Sequence[Any], games: int = 100, num_players: int = 2, variant: str | None = None,
+                seed: int = 0, workers: int | None = 1, progress: bool = True, paired: bool = True,
+                game: str = DEFAULT_GAME) -> TournamentResult:
+    """Play every group of ``num_players`` agents ``games`` seat-rotated games of ``game``; see the
+    module docstring.
 
-    ``agent_specs`` are as for :func:`~five_towers_env.evaluation.match.evaluate`; all groups' games
-    share one process pool (``workers``), and results do not depend on ``workers``.
+    ``agent_specs`` are as for :func:`~five_towers_env.evaluation.match.evaluate` (names of
+    ``game``'s agents); ``variant`` None is the game's default variant; all groups' games share one
+    process pool (``workers``), and results do not depend on ``workers``.
     """
-    specs = resolve_specs(agent_specs)
-    check_setup(num_players, variant)
+    the_game = get_game(game)  # not ``g``: the loop below numbers the groups with it
+    specs = resolve_specs(agent_specs, the_game.name)
+    if variant is None:
+        variant = the_game.default_variant
+    the_game.check(num_players, variant)
     if games < 1:
         raise ValueError(f"games must be at least 1, got {games}")
     labels = [s.label for s in specs]
@@ -321,7 +330,8 @@ def round_robin(agent_specs: Sequence[Any], games: int = 100, num_players: int =
         key = group_key([labels[a] for a in members])
         jobs += make_jobs(list(members), games, num_players, seed, key=(key,), paired=paired, group=g)
     t0 = time.perf_counter()
-    records = run_jobs(specs, variant, jobs, workers=workers, progress=progress, desc="tournament")
+    records = run_jobs(specs, variant, jobs, workers=workers, progress=progress, desc="tournament",
+                       game=the_game.name)
     wall = time.perf_counter() - t0
     wins, counts = pairwise_counts(len(specs), records)
     overall = summarize(labels, records)
@@ -330,7 +340,8 @@ def round_robin(agent_specs: Sequence[Any], games: int = 100, num_players: int =
     # rate round by round across groups, so no group's games all come last
     interleaved = sorted(records, key=lambda r: (r["game"], r["group"]))
     skill = openskill_ratings(labels, interleaved)
-    config = {"agents": labels, "games_per_group": games, "num_games": len(records), "num_players": num_players,
+    config = {"game": the_game.name, "agents": labels, "games_per_group": games, "num_games": len(records),
+              "num_players": num_players,
               "variant": variant, "seed": seed, "workers": resolve_workers(workers), "paired": paired,
               "balanced": balanced, "rotation": rotation, "wall_seconds": wall,
               "elo_basis": "head-to-head games" if num_players == 2 else "pairwise finishing order",

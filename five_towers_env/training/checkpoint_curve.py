@@ -50,7 +50,7 @@ def _curve_row(timesteps: int, table: list[dict[str, Any]]) -> dict[str, Any]:
 
 def checkpoint_curve(run_dir: str | Path, opponents: list[str], games: int = 1000, seed: int = 0,
                      workers: int | None = 1, progress: bool = False) -> list[dict[str, Any]]:
-    """Evaluate each checkpoint of ``run_dir`` against ``opponents`` over ``games`` seeded games
+    """Evaluate each checkpoint of ``run_dir`` against ``opponents`` (agents of the run's game) over ``games`` seeded games
     (see :func:`~five_towers_env.training.selfplay.evaluation_table`); write the CSV and PNG into
     the run folder and return the rows (one per checkpoint)."""
     from sb3_contrib import MaskablePPO
@@ -60,9 +60,10 @@ def checkpoint_curve(run_dir: str | Path, opponents: list[str], games: int = 100
     with tempfile.TemporaryDirectory() as tmp:
         for timesteps, ckpt in run_checkpoints(run_dir):
             cfg = resume_config(ckpt)
-            npz = export_policy(MaskablePPO.load(ckpt, device="cpu"), Path(tmp) / f"step_{timesteps}.npz")
+            npz = export_policy(MaskablePPO.load(ckpt, device="cpu"), Path(tmp) / f"step_{timesteps}.npz",
+                                game=cfg.game)
             table = evaluation_table(npz, cfg.num_players, cfg.variant, opponents, games, seed=seed,
-                                     workers=workers, progress=progress)
+                                     workers=workers, progress=progress, game=cfg.game)
             rows.append(_curve_row(timesteps, table))
     with open(run_dir / CURVE_CSV, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))

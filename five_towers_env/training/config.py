@@ -13,9 +13,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_type_hints
 
-from ..engine.state import MAX_PLAYERS, MIN_PLAYERS, VARIANTS
+from ..games import DEFAULT_GAME, GAMES, get_game
 
-BASELINES = ("random", "greedy", "heuristic", "mcts")
+#: registry agents that are not opponents to train against or teachers: a person, a trained policy
+NOT_BASELINES = ("human", "ppo")
+
+
+def baselines(game: str = DEFAULT_GAME) -> tuple[str, ...]:
+    """The agents of ``game``'s registry a run may train against, evaluate against or imitate
+    (every one but ``human`` and ``ppo``)."""
+    return tuple(name for name in get_game(game).agents if name not in NOT_BASELINES)
+
+
+#: 5 Towers' baselines (kept for code written before there were two games; see :func:`baselines`)
+BASELINES = baselines(DEFAULT_GAME)
 
 
 class ConfigError(ValueError):
@@ -50,10 +61,14 @@ class PPOSettings:
     """Hidden layer sizes of the policy and of the value network (separate networks); with
     ``architecture: typed`` only the value network's."""
     architecture: str = "mlp"
-    """Policy network: ``mlp`` (an MLP on the flat observation) or ``typed`` (one encoder and one
-    action head shared by the five tower types, see ``five_towers_env/training/networks.py``)."""
+    """Policy network: ``mlp`` (an MLP on the flat observation) or ``typed`` (5 Towers only: one encoder
+    and one action head shared by the five tower types, see ``five_towers_env/training/networks.py``)."""
     activation: str = "tanh"
     """Hidden activation: ``tanh`` or ``relu``."""
+
+
+#: ``ppo.architecture`` values and the games each serves (the typed network reads 5 Towers' layout)
+ARCHITECTURES = {"mlp": tuple(GAMES), "typed": ("five_towers",)}
 
 
 @dataclass
@@ -61,7 +76,7 @@ class PoolSettings:
     """The opponents the learner meets: baseline agents plus frozen snapshots of itself."""
 
     baselines: dict[str, float] = field(default_factory=lambda: {"random": 0.1, "greedy": 0.3, "heuristic": 0.6})
-    """Baseline agent name -> sampling weight (``random``, ``greedy``, ``heuristic``, ``mcts``)."""
+    """Baseline agent name -> sampling weight (the game's agents: ``random``, ``greedy``, ``heuristic``, ``mcts``)."""
     snapshot_weight: float = 0.0
     """Total sampling weight of the snapshots, shared among them (see ``recency``); 0 disables self-play."""
     recency: float = 1.0
@@ -85,7 +100,7 @@ class ImitationSettings:
     games: int = 0
     """Games of teacher play to imitate before self-play starts; 0 starts PPO from scratch."""
     teacher: str = "heuristic"
-    """The agent imitated (a registry name: ``random``, ``greedy``, ``heuristic``, ``mcts``)."""
+    """The agent imitated (one of the game's agents: ``random``, ``greedy``, ``heuristic``, ``mcts``)."""
     epochs: int = 5
     """Passes over the teacher's decisions."""
     batch_size: int = 512
@@ -102,10 +117,13 @@ class TrainConfig:
 
     name: str = "ppo_selfplay"
     """Run name: the run folder is ``<out_dir>/<name>``."""
+    game: str = DEFAULT_GAME
+    """The game trained: ``five_towers`` or ``campanile`` (its environment, agents and rules)."""
     num_players: int = 2
     """Players per game (2..5); the learner takes a random seat every game."""
     variant: str = "base"
-    """``base`` or ``great_powers``."""
+    """The game's variant: 5 Towers ``base`` or ``great_powers``, Campanile ``pile`` or ``played``
+    (a config that names a game but no variant gets the game's first)."""
     total_timesteps: int = 2_000_000
     """Learner decisions to train for."""
     seed: int = 0
@@ -225,6 +243,9 @@ def _build(cls: type, data: Any, prefix: str) -> Any:
         raise ConfigError(f"unknown key(s) {', '.join(prefix + str(k) for k in unknown)}; "
                           f"known: {', '.join(sorted(names))}")
     values = {}
+    if cls is TrainConfig and "variant" not in data and isinstance(data.get("game"), str) and data["game"] in GAMES:
+        # the dataclass default ("base") is 5 Towers'; another game starts from its own default
+        values["variant"] = get_game(data["game"]).default_variant
     for key, value in data.items():
         if key in _SECTIONS and cls is TrainConfig:
             values[key] = _build(_SECTIONS[key], value, f"{key}.")
@@ -239,9 +260,19 @@ def _require(ok: bool, message: str) -> None:
 
 
 def validate(cfg: TrainConfig) -> TrainConfig:
-    """Check ranges and names; return ``cfg`` or raise :class:`ConfigError`."""
-    _require(MIN_PLAYERS <= cfg.num_players <= MAX_PLAYERS, f"num_players: must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {cfg.num_players}")
-    _require(cfg.variant in VARIANTS, f"variant: must be one of {', '.join(VARIANTS)}, got {cfg.variant!r}")
+    """Check ranges and names (the setup, agents and network against ``cfg.game``); return ``cfg`` or
+    raise :class:`ConfigError`."""
+    _require(cfg.game in GAMES, f"game: must be one of {', '.join(GAMES)}, got {cfg.game!r}")
+    game = get_game(cfg.game)
+    _require(game.min_players <= cfg.num_players <= game.max_players,
+             f"num_players: must be {game.min_players}..{game.max_players}, got {cfg.num_players}")
+    _require(cfg.variant in game.variants, f"variant: must be one of {', '.join(game.variants)} for {game.title} "
+             f"(game: {game.name}), got {cfg.variant!r}")
+    try:
+        game.check(cfg.num_players, cfg.variant)  # the game's own rules have the last word
+    except ValueError as e:
+        raise ConfigError(f"game {game.name}: {e}") from None
+    known = baselines(game.name)
     _require(bool(cfg.name) and "/" not in cfg.name and cfg.name not in (".", ".."), f"name: must be a plain folder name, got {cfg.name!r}")
     for key in ("total_timesteps", "n_envs", "eval_every", "eval_games", "checkpoint_every", "torch_threads"):
         _require(getattr(cfg, key) >= 1, f"{key}: must be >= 1, got {getattr(cfg, key)}")
@@ -249,7 +280,7 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     _require(cfg.seed >= 0, f"seed: must be >= 0, got {cfg.seed}")
     _require(cfg.reward_margin >= 0, f"reward_margin: must be >= 0, got {cfg.reward_margin}")
     for name in cfg.eval_opponents:
-        _require(name in BASELINES, f"eval_opponents: unknown agent {name!r}; known: {', '.join(BASELINES)}")
+        _require(name in known, f"eval_opponents: unknown agent {name!r}; known: {', '.join(known)}")
     p = cfg.ppo
     for key in ("n_steps", "batch_size", "n_epochs"):
         _require(getattr(p, key) >= 1, f"ppo.{key}: must be >= 1, got {getattr(p, key)}")
@@ -259,12 +290,15 @@ def validate(cfg: TrainConfig) -> TrainConfig:
              "ppo.clip_range and ppo.max_grad_norm must be > 0, ppo.ent_coef and ppo.vf_coef >= 0")
     _require(bool(p.net_arch) and all(h >= 1 for h in p.net_arch), f"ppo.net_arch: positive layer sizes, got {p.net_arch}")
     _require(p.activation in ("tanh", "relu"), f"ppo.activation: tanh or relu, got {p.activation!r}")
-    _require(p.architecture in ("mlp", "typed"), f"ppo.architecture: mlp or typed, got {p.architecture!r}")
+    _require(p.architecture in ARCHITECTURES, f"ppo.architecture: mlp or typed, got {p.architecture!r}")
+    _require(game.name in ARCHITECTURES[p.architecture],
+             f"ppo.architecture: {p.architecture} is a 5 Towers network (it reads that game's observation layout); "
+             f"{game.title} trains architecture: mlp")
     _require(p.batch_size <= p.n_steps * cfg.n_envs,
              f"ppo.batch_size ({p.batch_size}) exceeds the rollout size n_steps * n_envs ({p.n_steps * cfg.n_envs})")
     q = cfg.pool
     for name, weight in q.baselines.items():
-        _require(name in BASELINES, f"pool.baselines: unknown agent {name!r}; known: {', '.join(BASELINES)}")
+        _require(name in known, f"pool.baselines: unknown agent {name!r}; known: {', '.join(known)}")
         _require(weight >= 0, f"pool.baselines.{name}: weight must be >= 0, got {weight}")
     _require(q.snapshot_weight >= 0, f"pool.snapshot_weight: must be >= 0, got {q.snapshot_weight}")
     _require(sum(q.baselines.values()) > 0, "pool: the baselines need a positive total weight "
@@ -274,7 +308,7 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     _require(0 < q.promote_win_rate <= 1, f"pool.promote_win_rate: must be in (0, 1], got {q.promote_win_rate}")
     m = cfg.imitation
     _require(m.games >= 0, f"imitation.games: must be >= 0, got {m.games}")
-    _require(m.teacher in BASELINES, f"imitation.teacher: unknown agent {m.teacher!r}; known: {', '.join(BASELINES)}")
+    _require(m.teacher in known, f"imitation.teacher: unknown agent {m.teacher!r}; known: {', '.join(known)}")
     _require(m.epochs >= 1 and m.batch_size >= 1, "imitation.epochs and imitation.batch_size must be >= 1")
     _require(m.learning_rate > 0 and m.value_coef >= 0, "imitation.learning_rate must be > 0, imitation.value_coef >= 0")
     return cfg

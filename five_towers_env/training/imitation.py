@@ -1,7 +1,7 @@
 """Optional warm start before self-play: imitate a teacher agent (behaviour cloning).
 
-With ``imitation.games > 0`` the trainer first lets the teacher (a registry agent, by default the
-rule-based ``heuristic``) play the learner's seat against the training pool, records every
+With ``imitation.games > 0`` the trainer first lets the teacher (an agent of the run's game's
+registry, by default its rule-based ``heuristic``) play the learner's seat against the training pool, records every
 decision it makes with more than one legal action (observation, mask, action, and the game's final
 shaped return from the teacher's seat), and fits the policy network to the teacher's actions
 (cross-entropy over the legal actions) and the value network to the returns (mean squared error).
@@ -17,29 +17,27 @@ from typing import Any
 
 import numpy as np
 
-from ..agents.base import agent_info
 from ..agents.registry import make_agent
-from ..wrappers.single_agent import FiveTowersGymEnv
+from ..wrappers.single_agent import SingleAgentGymEnv
 from .config import TrainConfig
 
 
 def collect_teacher_games(cfg: TrainConfig, sampler: Any, seed: int) -> dict[str, np.ndarray]:
-    """Play ``cfg.imitation.games`` games with the teacher in the learner's seat against opponents
-    drawn by ``sampler``; return the teacher's real decisions as arrays."""
-    env = FiveTowersGymEnv(num_players=cfg.num_players, variant=cfg.variant, opponent_sampler=sampler)
+    """Play ``cfg.imitation.games`` games of ``cfg.game`` with the teacher in the learner's seat against
+    opponents drawn by ``sampler``; return the teacher's real decisions as arrays."""
+    env = SingleAgentGymEnv(cfg.game, num_players=cfg.num_players, variant=cfg.variant, opponent_sampler=sampler)
     obs_list: list[np.ndarray] = []
     masks: list[np.ndarray] = []
     actions: list[int] = []
     returns: list[float] = []
     for g in range(cfg.imitation.games):
-        teacher = make_agent(cfg.imitation.teacher, seed=seed + g)
+        teacher = make_agent(cfg.imitation.teacher, seed=seed + g, game=cfg.game)
         obs, info = env.reset(seed=seed + g)
         first = len(actions)
         terminated = False
         while not terminated:
             mask = env.action_masks()
-            action = teacher.act({"observation": obs, "action_mask": mask.astype(np.int8)},
-                                 agent_info(env.game, env.learner_seat))
+            action = teacher.act({"observation": obs, "action_mask": mask.astype(np.int8)}, env.learner_info())
             if mask.sum() > 1:  # forced moves teach nothing
                 obs_list.append(obs.astype(np.float16))
                 masks.append(mask)

@@ -3,6 +3,8 @@
 :class:`OpponentPool` lives in the trainer and decides what is in the pool; it hands the
 environments a :class:`PoolSampler`, a small picklable object (it crosses into ``SubprocVecEnv``
 workers) that draws the opponents of each game from the environment's own seeded generator.
+Both belong to one game (``game=``, default 5 Towers): registry names are built by the environment
+with that game's registry, and a snapshot policy of another game is refused when it is loaded.
 """
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..agents.policy import PolicyAgent
+from ..games import DEFAULT_GAME, get_game
 from .config import PoolSettings
 
 SNAPSHOT = "snapshot:"
@@ -23,9 +26,11 @@ class PoolSampler:
 
     ``entries`` are ``(label, weight)`` pairs; a label is a registry name or
     ``"snapshot:<path to .npz>"``. Snapshots are loaded once per process and play stochastically
-    (sampling from their policy, re-seeded every game by the environment)."""
+    (sampling from their policy, re-seeded every game by the environment); one trained for another
+    game than ``game`` raises ``ValueError`` when loaded."""
 
-    def __init__(self, entries: Sequence[tuple[str, float]], num_opponents: int, per_seat: bool = True) -> None:
+    def __init__(self, entries: Sequence[tuple[str, float]], num_opponents: int, per_seat: bool = True,
+                 game: str = DEFAULT_GAME) -> None:
         entries = [(label, float(w)) for label, w in entries if w > 0]
         if not entries:
             raise ValueError("the pool has no entry with a positive weight")
@@ -34,6 +39,7 @@ class PoolSampler:
         self.probs = weights / weights.sum()
         self.num_opponents = int(num_opponents)
         self.per_seat = bool(per_seat)
+        self.game = get_game(game).name
         self._agents: dict[str, PolicyAgent] = {}
 
     def __getstate__(self) -> dict[str, Any]:
@@ -45,7 +51,7 @@ class PoolSampler:
         if not label.startswith(SNAPSHOT):
             return label
         if label not in self._agents:
-            self._agents[label] = PolicyAgent(label[len(SNAPSHOT):], deterministic=False, name=label)
+            self._agents[label] = PolicyAgent(label[len(SNAPSHOT):], deterministic=False, name=label, game=self.game)
         return self._agents[label]
 
     def __call__(self, rng: np.random.Generator) -> list[Any]:
@@ -56,11 +62,12 @@ class PoolSampler:
 
 
 class OpponentPool:
-    """Which baselines and snapshots the learner meets, with the weights of ``settings``."""
+    """Which baselines and snapshots the learner meets, with the weights of ``settings``, in ``game``."""
 
-    def __init__(self, settings: PoolSettings, num_players: int) -> None:
+    def __init__(self, settings: PoolSettings, num_players: int, game: str = DEFAULT_GAME) -> None:
         self.settings = settings
         self.num_players = num_players
+        self.game = get_game(game).name
         self.snapshots: list[str] = []  # paths of exported snapshot policies, oldest first
 
     def entries(self) -> list[tuple[str, float]]:
@@ -73,8 +80,8 @@ class OpponentPool:
         return out
 
     def sampler(self) -> PoolSampler:
-        """A picklable sampler of the current pool, for ``FiveTowersGymEnv.set_opponents``."""
-        return PoolSampler(self.entries(), self.num_players - 1, self.settings.per_seat)
+        """A picklable sampler of the current pool, for ``SingleAgentGymEnv.set_opponents``."""
+        return PoolSampler(self.entries(), self.num_players - 1, self.settings.per_seat, game=self.game)
 
     def add_snapshot(self, path: str | Path) -> None:
         """Add an exported policy; drop the oldest beyond ``max_snapshots``."""

@@ -3,9 +3,9 @@
     five-towers train --config configs/ppo_selfplay_2p.yaml
     five-towers train --resume runs/ppo_selfplay_2p/checkpoints/step_400000.zip
 
-The learner plays a random seat of :class:`~five_towers_env.wrappers.FiveTowersGymEnv` against
-opponents drawn each game from an :class:`~.pool.OpponentPool` (baselines plus frozen snapshots
-of itself). The run alternates PPO training with evaluations:
+The learner plays a random seat of :class:`~five_towers_env.wrappers.SingleAgentGymEnv` for the
+config's ``game`` (5 Towers or Campanile) against opponents drawn each game from an
+:class:`~.pool.OpponentPool` (that game's baselines plus frozen snapshots of itself). The run alternates PPO training with evaluations:
 
 1. train ``eval_every`` timesteps;
 2. evaluate the current policy against each baseline of ``eval_opponents`` (``eval_games``
@@ -16,7 +16,8 @@ of itself). The run alternates PPO training with evaluations:
 Everything lands in ``<out_dir>/<name>/``: ``config.yaml``, ``checkpoints/step_N.zip`` (with
 ``step_N.json``: config, seed, pool and evaluation log at that point), ``snapshots/``,
 ``eval_log.csv``, TensorBoard logs in ``tb/``, and at the end ``policy.npz`` (the exported
-actor, playable with numpy alone as the ``ppo`` agent) and ``learning_curve.png``.
+actor, playable with numpy alone as the ``ppo`` agent; its ``meta`` names the game) and
+``learning_curve.png``.
 
 Seeds: ``cfg.seed`` seeds torch, numpy and the environments (through SB3), and evaluation games
 use fixed seeds, so a run is reproducible on one machine (with ``torch_threads: 1``). A resumed run
@@ -34,9 +35,9 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from ..agents.base import agent_info
 from ..agents.policy import PolicyAgent, export_policy
-from ..wrappers.single_agent import FiveTowersGymEnv
+from ..games import DEFAULT_GAME
+from ..wrappers.single_agent import SingleAgentGymEnv
 from .config import TrainConfig, config_from_dict, config_to_dict, save_config
 from .pool import OpponentPool
 
@@ -47,7 +48,7 @@ class ShapedReward(gymnasium.Wrapper):
     """Adds ``coef`` x score margin to the final win/loss reward and reports the game's outcome
     in ``info["episode_outcome"]`` (score, margin, win) for logging."""
 
-    def __init__(self, env: FiveTowersGymEnv, coef: float) -> None:
+    def __init__(self, env: SingleAgentGymEnv, coef: float) -> None:
         super().__init__(env)
         self.coef = coef
 
@@ -69,7 +70,7 @@ def make_training_env(cfg: TrainConfig, sampler: Any, rank: int = 0) -> gymnasiu
     """One training environment: the single-agent game against the pool, shaped reward, episode stats."""
     from stable_baselines3.common.monitor import Monitor
 
-    env = FiveTowersGymEnv(num_players=cfg.num_players, variant=cfg.variant, opponent_sampler=sampler)
+    env = SingleAgentGymEnv(cfg.game, num_players=cfg.num_players, variant=cfg.variant, opponent_sampler=sampler)
     return Monitor(ShapedReward(env, cfg.reward_margin))
 
 
@@ -90,12 +91,12 @@ def make_vec_env(cfg: TrainConfig, sampler: Any):
 
 
 def play_games(agent: Any, num_players: int, variant: str, opponents: Any, games: int,
-               seed: int) -> dict[str, float]:
-    """Win rate (shared wins count), mean score and margin of ``agent`` (any agent: it gets the
-    usual ``agent_info``) over ``games`` seeded games in random seats; ``opponents`` is a registry
-    name or a pool sampler."""
+               seed: int, game: str = DEFAULT_GAME) -> dict[str, float]:
+    """Win rate (shared wins count), mean score and margin of ``agent`` (any agent of ``game``: it
+    gets the game's usual ``agent_info``) over ``games`` seeded games in random seats; ``opponents``
+    is a registry name of ``game`` or a pool sampler."""
     kwargs = {"opponent_sampler": opponents} if callable(opponents) else {"opponents": opponents}
-    gym_env = FiveTowersGymEnv(num_players=num_players, variant=variant, **kwargs)
+    gym_env = SingleAgentGymEnv(game, num_players=num_players, variant=variant, **kwargs)
     env = ShapedReward(gym_env, 0.0)
     wins = score = margin = 0.0
     for g in range(games):
@@ -103,7 +104,7 @@ def play_games(agent: Any, num_players: int, variant: str, opponents: Any, games
         terminated = False
         while not terminated:
             mask = env.action_masks().astype(np.int8)
-            action = agent.act({"observation": obs, "action_mask": mask}, agent_info(gym_env.game, gym_env.learner_seat))
+            action = agent.act({"observation": obs, "action_mask": mask}, gym_env.learner_info())
             obs, _, terminated, _, info = env.step(action)
         outcome = info["episode_outcome"]
         wins += outcome["win"]
@@ -149,9 +150,9 @@ def _new_model(cfg: TrainConfig, venv: Any):
 
     p = cfg.ppo
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[p.activation]
-    policy: Any = "MlpPolicy"
+    policy: Any = "MlpPolicy"  # its input and output sizes come from the env's spaces: either game
     net_arch = {"pi": list(p.net_arch), "vf": list(p.net_arch)}
-    if p.architecture == "typed":
+    if p.architecture == "typed":  # 5 Towers only (config validation refuses it for another game)
         from .networks import TypedPolicy
 
         policy, net_arch["pi"] = TypedPolicy, []  # the typed actor reads the observation itself
@@ -178,7 +179,7 @@ class Trainer:
             (self.run_dir / sub).mkdir(parents=True, exist_ok=True)
         save_config(cfg, self.run_dir / "config.yaml")
         torch.set_num_threads(cfg.torch_threads)
-        self.pool = OpponentPool(cfg.pool, cfg.num_players)
+        self.pool = OpponentPool(cfg.pool, cfg.num_players, game=cfg.game)
         self.eval_rows: list[dict[str, float]] = []
         if state:
             self.pool.snapshots = list(state["snapshots"])
@@ -212,10 +213,11 @@ class Trainer:
     def current_agent(self) -> PolicyAgent:
         """The current policy as a deterministic numpy agent."""
         path = export_policy(self.model, self.run_dir / "policy.npz", **self._meta())
-        return PolicyAgent(path)
+        return PolicyAgent(path, game=self.cfg.game)
 
     def _meta(self) -> dict[str, Any]:
-        return {"num_players": self.cfg.num_players, "variant": self.cfg.variant,
+        # "game" makes an exported policy refuse to be seated in the other game (PolicyAgent)
+        return {"game": self.cfg.game, "num_players": self.cfg.num_players, "variant": self.cfg.variant,
                 "timesteps": int(self.model.num_timesteps), "seed": self.cfg.seed, "name": self.cfg.name}
 
     def evaluate(self) -> dict[str, float]:
@@ -224,14 +226,14 @@ class Trainer:
         agent = self.current_agent()
         row: dict[str, float] = {"timesteps": steps, "wall_s": round(time.time() - self.start, 1)}
         for name in cfg.eval_opponents:
-            result = play_games(agent, cfg.num_players, cfg.variant, name, cfg.eval_games, EVAL_SEED)
+            result = play_games(agent, cfg.num_players, cfg.variant, name, cfg.eval_games, EVAL_SEED, game=cfg.game)
             row[f"win_rate_vs_{name}"] = result["win_rate"]
             row[f"margin_vs_{name}"] = result["margin"]
             self.model.logger.record(f"eval/win_rate_vs_{name}", result["win_rate"])
             self.model.logger.record(f"eval/margin_vs_{name}", result["margin"])
         if cfg.pool.snapshot_weight > 0:
             pool_result = play_games(agent, cfg.num_players, cfg.variant, self.pool.sampler(),
-                                     cfg.pool.promote_games, EVAL_SEED + steps)
+                                     cfg.pool.promote_games, EVAL_SEED + steps, game=cfg.game)
             row["win_rate_vs_pool"] = pool_result["win_rate"]
             self.model.logger.record("eval/win_rate_vs_pool", pool_result["win_rate"])
             if pool_result["win_rate"] >= cfg.pool.promote_win_rate:
@@ -382,8 +384,9 @@ def plot_learning_curve(eval_log: str | Path, png: str | Path, title: str | None
 
 
 def evaluation_table(policy: str | Path, num_players: int, variant: str, opponents: list[str], games: int,
-                     seed: int = 0, workers: int | None = 1, progress: bool = True) -> list[dict[str, Any]]:
-    """The policy against each baseline (``num_players - 1`` copies of it), seats rotated, over
+                     seed: int = 0, workers: int | None = 1, progress: bool = True,
+                     game: str = DEFAULT_GAME) -> list[dict[str, Any]]:
+    """The policy against each baseline of ``game`` (``num_players - 1`` copies of it), seats rotated, over
     ``games`` seeded paired games: one row per baseline with the policy's
     :func:`~five_towers_env.evaluation.match.summarize` row (win rate with a shared win counting 1/k,
     strict win rate, their 95% intervals clustered by deal, score and margin) and ``opponent``."""
@@ -392,7 +395,8 @@ def evaluation_table(policy: str | Path, num_players: int, variant: str, opponen
     rows = []
     for name in opponents:
         result = evaluate([("ppo", {"path": str(policy)})] + [name] * (num_players - 1), num_games=games,
-                          num_players=num_players, variant=variant, seed=seed, workers=workers, progress=progress)
+                          num_players=num_players, variant=variant, seed=seed, workers=workers, progress=progress,
+                          game=game)
         row = dict(result.agents[0])
         row["opponent"] = name
         rows.append(row)
@@ -423,11 +427,12 @@ def final_evaluation(policy: str | Path, cfg: TrainConfig, games: int, workers: 
     from ..evaluation.report import write_json, write_text
 
     rows = evaluation_table(policy, cfg.num_players, cfg.variant, cfg.eval_opponents, games, seed=cfg.seed,
-                            workers=workers, progress=progress)
-    head = f"{policy} against the baselines ({cfg.num_players} players, {cfg.variant}, {games} games each):"
+                            workers=workers, progress=progress, game=cfg.game)
+    title = "" if cfg.game == DEFAULT_GAME else f"{cfg.game}, "  # 5 Towers' heading predates the second game
+    head = f"{policy} against the baselines ({title}{cfg.num_players} players, {cfg.variant}, {games} games each):"
     table = format_evaluation_table(rows)
     write_text(cfg.run_dir / FINAL_EVAL_MD, f"{head}\n\n```\n{table}\n```\n\n{WIN_CONVENTION}\n")
     write_json(cfg.run_dir / FINAL_EVAL_JSON,
-               {"policy": str(policy), "num_players": cfg.num_players, "variant": cfg.variant, "games": games,
+               {"policy": str(policy), "game": cfg.game, "num_players": cfg.num_players, "variant": cfg.variant, "games": games,
                 "seed": cfg.seed, "paired": True, "win_convention": WIN_CONVENTION, "rows": rows})
     return f"{head}\n{table}\n({WIN_CONVENTION})"

@@ -1,10 +1,17 @@
-"""A single-agent ``gymnasium.Env``: one learner seat against opponent agents.
+"""A single-agent ``gymnasium.Env``: one learner seat against opponent agents, for either game.
+
+:class:`SingleAgentGymEnv` is game-neutral: it takes the game's name (``"five_towers"`` or
+``"campanile"``, see :mod:`five_towers_env.games`) and builds the game's PettingZoo ``raw_env``,
+its opponents (``make_agent(name, seed=..., game=game)``) and their information (the game's
+``agent_info``) from the games registry. :class:`FiveTowersGymEnv` (Gymnasium id
+``five_towers_env/FiveTowers-v0``) and :class:`CampanileGymEnv` (``five_towers_env/Campanile-v0``)
+only fix the game.
 
 The opponents (any :class:`~five_towers_env.agents.base.Agent`) move inside ``step()``, so the
 learner only ever sees its own decisions. The reward is the learner's own PettingZoo reward
-(``"win_loss"`` or ``"margin"``), given at game end and 0 before. ``action_masks()`` makes the
-environment usable with sb3-contrib's ``MaskablePPO`` (through ``gymnasium.make``'s wrappers use
-``env.get_wrapper_attr("action_masks")()``, or read ``info["action_mask"]``).
+(``"win_loss"``, or for 5 Towers ``"margin"``), given at game end and 0 before. ``action_masks()``
+makes the environment usable with sb3-contrib's ``MaskablePPO`` (through ``gymnasium.make``'s
+wrappers use ``env.get_wrapper_attr("action_masks")()``, or read ``info["action_mask"]``).
 
 The ``info`` of ``reset()`` and ``step()`` holds the same keys at every step, each of one shape
 and dtype for a given player count (Tianshou's buffers need that; see :data:`INFO_KEYS` and
@@ -12,85 +19,111 @@ docs/environment.md): ``phase`` (str), ``learner_seat`` (int), ``score`` (int: t
 final score, 0 before the end), ``scores`` (int64, ``num_players``: final scores, zeros before
 the end), ``winners`` (bool, ``num_players``: the seats sharing the top score, all False before
 the end: ``np.flatnonzero(info["winners"])`` lists them), ``illegal_action`` (bool) and
-``action_mask`` (int8, ``NUM_ACTIONS``: the learner's legal actions now, all 0 once over).
+``action_mask`` (int8, the game's action count: the learner's legal actions now, all 0 once over).
 
 Determinism: ``reset(seed=s)`` seeds ``self.np_random``, and everything random in an episode is
 drawn from it in a fixed order: the learner seat (if not fixed), the opponents (a pool sampler
 gets this generator), a seed for each opponent, and the game seed (deal and reshuffle).
 Opponents are re-seeded each reset: registry names are rebuilt with
-``make_agent(name, seed=...)``; an :class:`Agent` object is re-seeded through its ``seed(s)``
+``make_agent(name, seed=..., game=game)``; an :class:`Agent` object is re-seeded through its ``seed(s)``
 method if it has one, else its ``rng`` attribute is replaced by ``numpy.random.default_rng(s)``
 if it is a numpy ``Generator`` (agents with other hidden randomness are not reproducible).
 """
 from __future__ import annotations
 
 import functools
+import inspect
 from typing import Any, Callable, Sequence, Union
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from ..agents.base import Agent, agent_info
+from ..agents.base import Agent
 from ..agents.registry import make_agent
-from ..engine import actions as A
-from ..engine.state import IllegalActionError
-from ..environment.aec import RENDER_MODES, REWARDS, raw_env
-from ..environment.observation import OBS_SIZE
-from ..environment.render import render_frame
-from .dict_obs import dict_observation_space, encode_dict
+from ..engine.state import IllegalActionError  # the one illegal-action error of both games
+from ..games import Game, get_game, load
 
 OpponentSpec = Union[str, Agent]
 OpponentSampler = Callable[[np.random.Generator], Sequence[OpponentSpec]]
 OBSERVATIONS = ("flat", "dict")
 ILLEGAL_ACTIONS = ("raise", "penalize")
+REWARDS = ("win_loss", "margin")
 #: the keys of every ``info`` the environment returns, from ``reset()`` on
 INFO_KEYS = ("phase", "learner_seat", "score", "scores", "winners", "illegal_action", "action_mask")
 
 
-class FiveTowersGymEnv(gymnasium.Env):
-    """One learner plays 5 Towers against opponent agents.
+def _takes(function: Callable[..., Any], name: str) -> bool:
+    """Whether ``function`` (a game's ``raw_env``) has a parameter ``name``."""
+    return name in inspect.signature(function).parameters
+
+
+class SingleAgentGymEnv(gymnasium.Env):
+    """One learner plays a game of the registry (:mod:`five_towers_env.games`) against opponent agents.
 
     Args:
-        num_players: 2..5 (the learner plus ``num_players - 1`` opponents).
-        variant: ``"base"`` or ``"great_powers"``.
+        game: the game's registry name: ``"five_towers"`` (default) or ``"campanile"``.
+        num_players: the game's player range, 2..5 for both (the learner plus ``num_players - 1`` opponents).
+        variant: one of the game's variants (5 Towers: ``"base"``, ``"great_powers"``; Campanile:
+            ``"pile"``, ``"played"``); default: the game's first.
         opponents: ``num_players - 1`` opponents in seat order after the learner (the opponent
-            ``i`` sits ``i + 1`` seats to the learner's left): registry names (``"random"``,
-            ``"greedy"``, ...) or :class:`Agent` objects; one name or agent alone is repeated.
-            Default: ``"random"``.
+            ``i`` sits ``i + 1`` seats to the learner's left): registry names of the game
+            (``"random"``, ``"greedy"``, ...) or :class:`Agent` objects; one name or agent alone
+            is repeated. Default: ``"random"``.
         opponent_sampler: instead of ``opponents``, a callable ``sampler(rng) -> list`` of names
             or agents, called at every reset with the environment's generator (self-play pools).
         learner_seat: the learner's seat, or ``None`` for a random seat each reset.
-        observation: ``"flat"`` (float32 vector of ``OBS_SIZE``) or ``"dict"``
-            (:func:`~five_towers_env.wrappers.dict_obs.dict_observation_space`).
-        reward: ``"win_loss"`` or ``"margin"``, as for the PettingZoo environment.
-        explicit: put forced single choices to the players too (SPEC §7).
+        observation: ``"flat"`` (the game's float32 observation vector) or, for 5 Towers only,
+            ``"dict"`` (:func:`~five_towers_env.wrappers.dict_obs.dict_observation_space`).
+        reward: ``"win_loss"``, or ``"margin"`` where the game's environment has it (5 Towers).
+        explicit: 5 Towers: put forced single choices to the players too (SPEC §7). Campanile
+            puts every decision to the players anyway and ignores it.
         illegal_action: ``"penalize"`` (default, as Gymnasium environments expect: reward
             ``illegal_penalty``, the episode terminates, ``info["illegal_action"]`` is True) or
             ``"raise"`` (an illegal learner action raises :class:`IllegalActionError` and changes nothing).
         illegal_penalty: the reward of an illegal action under ``"penalize"``.
-        render_mode: ``None``, ``"ansi"``, ``"human"`` or ``"rgb_array"`` (an ``(H, W, 3)``
-            uint8 picture of the table, :mod:`five_towers_env.environment.picture`).
+        render_mode: ``None`` or one of the game environment's modes: ``"ansi"``, ``"human"``, and
+            for 5 Towers ``"rgb_array"`` (an ``(H, W, 3)`` uint8 picture of the table).
+        **env_kwargs: further settings of the game's ``raw_env`` (Campanile: ``bet_chip``).
     """
 
     metadata = {"render_modes": ["human", "ansi", "rgb_array"], "render_fps": 1}
 
-    def __init__(self, num_players: int = 2, variant: str = "base",
+    def __init__(self, game: str | Game = "five_towers", num_players: int = 2, variant: str | None = None,
                  opponents: OpponentSpec | Sequence[OpponentSpec] | None = None,
                  opponent_sampler: OpponentSampler | None = None, learner_seat: int | None = None,
                  observation: str = "flat", reward: str = "win_loss", explicit: bool = False,
                  illegal_action: str = "penalize", illegal_penalty: float = -1.0,
-                 render_mode: str | None = None) -> None:
+                 render_mode: str | None = None, **env_kwargs: Any) -> None:
         super().__init__()
+        spec = get_game(game)
+        self.game_name = spec.name
+        variant = spec.default_variant if variant is None else variant
         if observation not in OBSERVATIONS:
             raise ValueError(f"observation must be one of {OBSERVATIONS}, got {observation!r}")
+        if observation == "dict" and spec.name != "five_towers":  # the dict layout is 5 Towers' own
+            raise ValueError(f"observation='dict' exists for 5 Towers only; {spec.title} has observation='flat'")
         if illegal_action not in ILLEGAL_ACTIONS:
             raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTIONS}, got {illegal_action!r}")
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
-        if render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode must be None, 'human', 'ansi' or 'rgb_array', got {render_mode!r}")
-        self._aec = raw_env(num_players=num_players, variant=variant, explicit=explicit, reward=reward)
+        make_raw = load(spec.raw_env)
+        if _takes(make_raw, "reward"):
+            env_kwargs["reward"] = reward
+        elif reward != "win_loss":
+            raise ValueError(f"{spec.title} has no {reward!r} reward, only 'win_loss' (+1 / -1 at the end)")
+        if spec.explicit:
+            env_kwargs["explicit"] = explicit
+        modes = list(getattr(make_raw, "metadata", {}).get("render_modes", self.metadata["render_modes"]))
+        if render_mode is not None and render_mode not in modes:
+            raise ValueError(f"render_mode must be None, {', '.join(map(repr, modes[:-1]))} or {modes[-1]!r}, "
+                             f"got {render_mode!r}")
+        # the game's env renders for us, in "ansi" in place of "human" so that it does not print at
+        # every opponent move: this wrapper prints once per learner step
+        self._aec = make_raw(num_players=num_players, variant=variant,
+                             render_mode="ansi" if render_mode == "human" else render_mode, **env_kwargs)
+        self.metadata = {**type(self).metadata, "render_modes": modes}
+        self._agent_info = spec.info_for()  # (state, seat) -> the information an agent on move gets
         self.num_players = self._aec.num_players
         self.variant = variant
         if learner_seat is not None and not (isinstance(learner_seat, (int, np.integer))
@@ -101,11 +134,15 @@ class FiveTowersGymEnv(gymnasium.Env):
         self.illegal_action = illegal_action
         self.illegal_penalty = float(illegal_penalty)
         self.render_mode = render_mode
-        self.action_space = spaces.Discrete(A.NUM_ACTIONS)
+        first = self._aec.possible_agents[0]
+        self.num_actions = int(self._aec.action_space(first).n)
+        self.action_space = spaces.Discrete(self.num_actions)
         if observation == "dict":
+            from .dict_obs import dict_observation_space
+
             self.observation_space = dict_observation_space()
         else:
-            self.observation_space = spaces.Box(low=-1.0, high=2.0, shape=(OBS_SIZE,), dtype=np.float32)
+            self.observation_space = self._aec.observation_space(first)["observation"]
         self._opponent_specs: list[OpponentSpec] | None = None
         self._opponent_sampler: OpponentSampler | None = None
         self.set_opponents(opponents if opponents is not None or opponent_sampler is not None else "random",
@@ -139,10 +176,9 @@ class FiveTowersGymEnv(gymnasium.Env):
                 raise TypeError(f"an opponent must be an agent name or an Agent (with name and act), got {o!r}")
         return opponents
 
-    @staticmethod
-    def _build(spec: OpponentSpec, seed: int) -> Agent:
+    def _build(self, spec: OpponentSpec, seed: int) -> Agent:
         if isinstance(spec, str):
-            return make_agent(spec, seed=seed)
+            return make_agent(spec, seed=seed, game=self.game_name)  # this game's agent of that name
         if callable(getattr(spec, "seed", None)):
             spec.seed(seed)
         elif isinstance(getattr(spec, "rng", None), np.random.Generator):
@@ -154,8 +190,8 @@ class FiveTowersGymEnv(gymnasium.Env):
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:
         """Start a game and let the opponents move until the learner's first decision.
 
-        ``options`` go to the PettingZoo environment (``{"position": ...}``, ``{"start_player": p}``);
-        a position must keep the constructor's player count and variant."""
+        ``options`` go to the game's PettingZoo environment (``{"position": ...}``, and for 5 Towers
+        ``{"start_player": p}``); a position must keep the constructor's player count and variant."""
         super().reset(seed=seed)
         rng = self.np_random
         n = self.num_players
@@ -185,8 +221,8 @@ class FiveTowersGymEnv(gymnasium.Env):
             if self.illegal_action == "penalize":
                 self._done = True
                 return self._observe(), self.illegal_penalty, True, False, self._info(illegal=True)
-            name = A.action_name(a) if 0 <= a < A.NUM_ACTIONS else "out of range"
-            legal = ", ".join(A.action_name(x) for x in game.legal_actions())
+            name = self._aec.action_name(a) if 0 <= a < self.num_actions else "out of range"
+            legal = ", ".join(self._aec.action_name(x) for x in game.legal_actions())
             raise IllegalActionError(
                 f"illegal action {a if a >= 0 else repr(action)} ({name}) for the learner (seat {self.learner_seat}) in phase "
                 f"{game.phase_name}; legal: {legal}. Use action_masks() or info['action_mask'] "
@@ -207,7 +243,7 @@ class FiveTowersGymEnv(gymnasium.Env):
         while not game.is_terminal() and game.current_player != self.learner_seat:
             seat = game.current_player
             agent = self.opponents[(seat - self.learner_seat) % self.num_players - 1]
-            action = agent.act(aec.observe(aec.possible_agents[seat]), agent_info(game, seat))
+            action = agent.act(aec.observe(aec.possible_agents[seat]), self._agent_info(game, seat))
             try:
                 aec.step(int(action))
             except IllegalActionError as e:
@@ -217,8 +253,15 @@ class FiveTowersGymEnv(gymnasium.Env):
     def _agent_name(self) -> str:
         return self._aec.possible_agents[self.learner_seat]
 
+    def learner_info(self) -> dict[str, Any]:
+        """The game's agent information (``agent_info(state, seat)``) for the learner's seat: what an
+        :class:`Agent` playing the learner's side gets with its observation (public information only)."""
+        return self._agent_info(self._aec.game, self.learner_seat)
+
     def _observe(self) -> Any:
         if self.observation_mode == "dict":
+            from .dict_obs import encode_dict
+
             return encode_dict(self._aec.game, self.learner_seat, self._aec._seat_cache)
         return self._aec.observe(self._agent_name)["observation"]
 
@@ -239,32 +282,110 @@ class FiveTowersGymEnv(gymnasium.Env):
 
     def action_masks(self) -> np.ndarray:
         """Boolean mask of the learner's legal actions (all False once the episode is over)."""
-        mask = np.zeros(A.NUM_ACTIONS, dtype=bool)
+        mask = np.zeros(self.num_actions, dtype=bool)
         game = self._aec.game
         if not self._done and game is not None and game.current_player == self.learner_seat:
             mask[game.legal_actions()] = True
         return mask
 
     def legal_action_names(self) -> list[str]:
-        """SPEC §7 names of the learner's legal actions."""
-        return [A.action_name(a) for a in np.flatnonzero(self.action_masks())]
+        """The game's names (5 Towers SPEC §7, Campanile SPEC C6) of the learner's legal actions."""
+        return [self._aec.action_name(int(a)) for a in np.flatnonzero(self.action_masks())]
 
     @property
     def game(self):
-        """The engine ``GameState`` (it holds the deck order: for debugging, not for the learner)."""
+        """The engine state (``GameState`` / ``CampanileState``; it holds the hidden cards: for
+        debugging, not for the learner)."""
         return self._aec.game
 
     def render(self) -> str | np.ndarray | None:
-        """The table: text returned for ``"ansi"``, printed for ``"human"``; an ``(H, W, 3)`` uint8
-        image for ``"rgb_array"`` (public information only, one size per player count)."""
-        return render_frame(self._aec.game, self.render_mode, self.num_players)
+        """The table: text returned for ``"ansi"``, printed for ``"human"``; for 5 Towers an
+        ``(H, W, 3)`` uint8 image for ``"rgb_array"`` (public information only, one size per player count)."""
+        if self.render_mode != "human":
+            return self._aec.render()  # the game env's own render in this mode (None warns)
+        if self._aec.game is not None:
+            print(self._aec.render() + "\n")  # the env renders "ansi" for us (see __init__)
+        return None
 
     def close(self) -> None:
         """Nothing to release."""
 
 
+class FiveTowersGymEnv(SingleAgentGymEnv):
+    """One learner plays 5 Towers against opponent agents (:class:`SingleAgentGymEnv` with
+    ``game="five_towers"``; Gymnasium id ``five_towers_env/FiveTowers-v0``).
+
+    Args:
+        num_players: 2..5 (the learner plus ``num_players - 1`` opponents).
+        variant: ``"base"`` or ``"great_powers"``.
+        opponents: ``num_players - 1`` opponents in seat order after the learner (the opponent
+            ``i`` sits ``i + 1`` seats to the learner's left): registry names (``"random"``,
+            ``"greedy"``, ...) or :class:`Agent` objects; one name or agent alone is repeated.
+            Default: ``"random"``.
+        opponent_sampler: instead of ``opponents``, a callable ``sampler(rng) -> list`` of names
+            or agents, called at every reset with the environment's generator (self-play pools).
+        learner_seat: the learner's seat, or ``None`` for a random seat each reset.
+        observation: ``"flat"`` (float32 vector of ``OBS_SIZE``) or ``"dict"``
+            (:func:`~five_towers_env.wrappers.dict_obs.dict_observation_space`).
+        reward: ``"win_loss"`` or ``"margin"``, as for the PettingZoo environment.
+        explicit: put forced single choices to the players too (SPEC §7).
+        illegal_action: ``"penalize"`` (default, as Gymnasium environments expect: reward
+            ``illegal_penalty``, the episode terminates, ``info["illegal_action"]`` is True) or
+            ``"raise"`` (an illegal learner action raises :class:`IllegalActionError` and changes nothing).
+        illegal_penalty: the reward of an illegal action under ``"penalize"``.
+        render_mode: ``None``, ``"ansi"``, ``"human"`` or ``"rgb_array"`` (an ``(H, W, 3)``
+            uint8 picture of the table, :mod:`five_towers_env.environment.picture`).
+    """
+
+    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "render_fps": 1}
+
+    def __init__(self, num_players: int = 2, variant: str = "base",
+                 opponents: OpponentSpec | Sequence[OpponentSpec] | None = None,
+                 opponent_sampler: OpponentSampler | None = None, learner_seat: int | None = None,
+                 observation: str = "flat", reward: str = "win_loss", explicit: bool = False,
+                 illegal_action: str = "penalize", illegal_penalty: float = -1.0,
+                 render_mode: str | None = None) -> None:
+        super().__init__("five_towers", num_players=num_players, variant=variant, opponents=opponents,
+                         opponent_sampler=opponent_sampler, learner_seat=learner_seat, observation=observation,
+                         reward=reward, explicit=explicit, illegal_action=illegal_action,
+                         illegal_penalty=illegal_penalty, render_mode=render_mode)
+
+
+class CampanileGymEnv(SingleAgentGymEnv):
+    """One learner plays Campanile against opponent agents (:class:`SingleAgentGymEnv` with
+    ``game="campanile"``; Gymnasium id ``five_towers_env/Campanile-v0``).
+
+    Args:
+        num_players: 2..5 (the learner plus ``num_players - 1`` opponents).
+        variant: ``"pile"`` (default) or ``"played"`` (SPEC C3).
+        opponents: ``num_players - 1`` Campanile agents, by registry name or as :class:`Agent`
+            objects, in seat order after the learner; one alone is repeated. Default: ``"random"``.
+        opponent_sampler: instead of ``opponents``, ``sampler(rng) -> list`` called at every reset.
+        learner_seat: the learner's seat, or ``None`` for a random seat each reset.
+        illegal_action: ``"penalize"`` (default) or ``"raise"``, as for :class:`SingleAgentGymEnv`.
+        illegal_penalty: the reward of an illegal action under ``"penalize"``.
+        render_mode: ``None``, ``"ansi"`` or ``"human"``.
+        bet_chip: ``"at_least"`` (default) or ``"exact"`` (SPEC C3).
+
+    Observations are Campanile's flat float32 vector (values in [0, 1]); the reward is +1 / -1 at
+    game end (a shared top score is a win).
+    """
+
+    metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}
+
+    def __init__(self, num_players: int = 2, variant: str = "pile",
+                 opponents: OpponentSpec | Sequence[OpponentSpec] | None = None,
+                 opponent_sampler: OpponentSampler | None = None, learner_seat: int | None = None,
+                 illegal_action: str = "penalize", illegal_penalty: float = -1.0,
+                 render_mode: str | None = None, bet_chip: str = "at_least") -> None:
+        super().__init__("campanile", num_players=num_players, variant=variant, opponents=opponents,
+                         opponent_sampler=opponent_sampler, learner_seat=learner_seat,
+                         illegal_action=illegal_action, illegal_penalty=illegal_penalty,
+                         render_mode=render_mode, bet_chip=bet_chip)
+
+
 def _make(rank: int, seed: int | None, kwargs: dict[str, Any]) -> gymnasium.Env:
-    env = FiveTowersGymEnv(**kwargs)
+    env = SingleAgentGymEnv(**kwargs) if "game" in kwargs else FiveTowersGymEnv(**kwargs)
     if seed is not None:
         env.reset(seed=seed + rank)
     return env
@@ -272,5 +393,6 @@ def _make(rank: int, seed: int | None, kwargs: dict[str, Any]) -> gymnasium.Env:
 
 def make_env(rank: int = 0, seed: int | None = None, **kwargs: Any) -> Callable[[], gymnasium.Env]:
     """A picklable factory (for SB3's ``DummyVecEnv`` / ``SubprocVecEnv``) of
-    ``FiveTowersGymEnv(**kwargs)``, seeded with ``seed + rank`` if ``seed`` is given."""
+    ``FiveTowersGymEnv(**kwargs)`` (``SingleAgentGymEnv(**kwargs)`` when ``kwargs`` name a ``game``),
+    seeded with ``seed + rank`` if ``seed`` is given."""
     return functools.partial(_make, rank, seed, dict(kwargs))

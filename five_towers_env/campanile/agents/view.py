@@ -1,0 +1,84 @@
+"""What a Campanile agent may see: :func:`public_view` and the ``info`` dict (:func:`agent_info`).
+
+The view is a full :class:`CampanileState`, so agents can call the engine on it, but every card
+hidden from the seat (SPEC C5: the other players' unrevealed hand cards, the pile cards below the
+face-up ones, the set-aside leftovers) has been dealt again by a fixed rule that depends only on
+the *multiset* of those cards, and the game's generator is replaced by a fresh one. Two states
+that differ only in cards hidden from ``seat`` therefore give equal views.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..actions import action_name
+from ..state import CampanileState
+
+
+def public_view(state: CampanileState, seat: int, rng: np.random.Generator | None = None) -> CampanileState:
+    """A copy of ``state`` that ``seat`` may be shown: nothing hidden from it can be recovered.
+
+    The hidden cards are first put in a canonical place (sorted: piles bottom first, then the leftovers, then
+    the other seats' unrevealed cards), then :meth:`CampanileState.determinize` deals them again with a
+    fixed generator: the result is a function of the public information and ``seat``'s hand
+    only. Sorting first matters: ``determinize`` permutes the hidden cards in the order it
+    collects them, so calling it directly on two states with different hidden orders would give
+    different views. The copy's generator is ``rng`` (default: a fresh ``default_rng(0)``), never
+    the game's, whose state would let one replay the shuffle of the deal.
+    """
+    canon = state.clone(rng=rng if rng is not None else np.random.default_rng(0))
+    hidden: list[int] = list(canon.leftover)
+    for pile in canon.piles:
+        hidden += pile[:-1]
+    others = [p for p in range(canon.num_players) if p != seat]
+    rests: dict[int, list[int]] = {}
+    for p in others:
+        rest = list(canon.hands[p])
+        for c in canon.revealed[p]:
+            rest.remove(c)
+        hidden += rest
+        rests[p] = rest
+    hidden.sort()
+    at = 0
+    for i, pile in enumerate(canon.piles):
+        below = max(len(pile) - 1, 0)
+        canon.piles[i] = hidden[at:at + below] + pile[below:]
+        at += below
+    canon.leftover = tuple(hidden[at:at + len(canon.leftover)])
+    at += len(canon.leftover)
+    for p in others:
+        size = len(rests[p])
+        canon.hands[p] = tuple(sorted(list(canon.revealed[p]) + hidden[at:at + size]))
+        at += size
+    canon._legal = None  # the player on move may be one whose hand was just replaced
+    view = canon.determinize(seat, np.random.default_rng(0))  # a fixed, unstructured deal of the multiset
+    view._legal = None
+    return view
+
+
+def legal_actions(observation: dict[str, np.ndarray] | None, info: dict[str, Any]) -> list[int]:
+    """The legal action ids: ``info["legal_actions"]``, else the observation's action mask."""
+    legal = info.get("legal_actions")
+    if legal:
+        return list(legal)
+    if observation is not None and "action_mask" in observation:
+        return np.flatnonzero(observation["action_mask"]).tolist()
+    view = info.get("view")
+    return list(view.legal_actions()) if view is not None else []
+
+
+def agent_info(state: CampanileState, seat: int) -> dict[str, Any]:
+    """The ``info`` dict an agent at ``seat`` receives (mirrors :func:`five_towers_env.agents.base.agent_info`)."""
+    legal = list(state.legal_actions()) if seat == state.current_player and not state.done else []
+    return {
+        "game": "campanile",
+        "seat": seat,
+        "phase": state.phase_name,
+        "legal_actions": legal,
+        "legal_action_names": [action_name(a) for a in legal],
+        "view": public_view(state, seat),
+    }
+
+
+__all__ = ["public_view", "agent_info", "legal_actions"]
