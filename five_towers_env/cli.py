@@ -164,7 +164,7 @@ def cmd_play(args: argparse.Namespace) -> int:
             print(f"wrote {recorder.save(args.record)} (the game so far)")
         return 130 if isinstance(exc, KeyboardInterrupt) else 0
     scores, winners = result["scores"], result["winners"]
-    print(f"final scores: " + ", ".join(f"seat {s} ({labels[s]}) {sc}" for s, sc in enumerate(scores)))
+    print("final scores: " + ", ".join(f"seat {s} ({labels[s]}) {sc}" for s, sc in enumerate(scores)))
     print(f"winner{'s' if len(winners) > 1 else ''}: " + ", ".join(f"seat {w} ({labels[w]})" for w in winners)
           + f"  [{result['steps']} decisions, {result['moves']} moves]")
     if recorder is not None:

@@ -112,3 +112,22 @@ def test_readme_links_stay_inside_the_repository():
                 continue
             assert (doc.parent / target).resolve().is_relative_to(ROOT), f"{doc.name} links outside the repo: {target}"
             assert (doc.parent / target).exists(), f"{doc.name} links to a missing file: {target}"
+
+
+def test_readme_campanile_figures_are_the_result_files():
+    """The README's Campanile matrix and policy table, cell by cell, from results/campanile_2p."""
+    matrix = {r["agent"]: r for r in _csv(RESULTS / "campanile_2p/tournament/tournament_matrix.csv")}
+    agents = ["ppo", "heuristic", "greedy", "random"]
+    for a in agents:
+        cells = ["-" if a == b else f"{float(matrix[a][b]):.3f}" for b in agents]
+        assert f"| {a} | " + " | ".join(cells) + " |" in README, f"README Campanile matrix row {a} is stale"
+    mcts = {opp: _csv(RESULTS / f"campanile_2p/mcts_vs_{opp}/evaluate_summary.csv")[0] for opp in agents}
+    row = " | ".join(f"{float(mcts[o]['win_rate']):.3f}" for o in agents)
+    assert f"| mcts (400 simulations) | {row} |" in README
+    pairs = {r["opponent"]: r for r in _csv(RESULTS / "campanile_2p/tournament/tournament_pairs.csv")
+             if r["agent"] == "ppo"}
+    for opp in ("random", "greedy", "heuristic"):
+        r = pairs[opp]
+        line = (f"| {opp} | 1,000 (500) | {_rate_cells(r)} | "
+                f"{_rate_cells(r, 'strict_').replace('strict_', '')} |")
+        assert line in README, f"README Campanile policy row against {opp} is stale: {line}"
