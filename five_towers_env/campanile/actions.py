@@ -6,6 +6,7 @@ and, for each tower, by storeys or chip value 1, 2, 3.
 """
 from __future__ import annotations
 
+from ..codec import ActionNames
 from .rules import NUM_TOWERS, TOWERS
 
 PLAY = 0                                  # play T K: PLAY + 3 * tower + (K - 1)
@@ -40,25 +41,17 @@ def _make_names() -> tuple[str, ...]:
 
 
 ACTION_NAMES: tuple[str, ...] = _make_names()
-_NAME_TO_ACTION = {name: a for a, name in enumerate(ACTION_NAMES)}
+_NAMES = ActionNames(ACTION_NAMES, " (e.g. 'play C 2', 'no bet', 'bet 2 on C')")
 
 
 def action_name(action: int) -> str:
     """Return the SPEC C6 name of an action id; raise ``ValueError`` for an id out of range."""
-    if isinstance(action, bool) or not hasattr(action, "__index__"):
-        raise ValueError(f"action {action!r} is not an integer id")
-    a = int(action)
-    if not 0 <= a < NUM_ACTIONS:
-        raise ValueError(f"action id {a} is out of range 0..{NUM_ACTIONS - 1}")
-    return ACTION_NAMES[a]
+    return _NAMES.name(action)
 
 
 def action_from_name(name: str) -> int:
     """Return the action id of a SPEC C6 name such as ``"bet 2 on C"``; raise ``ValueError`` if unknown."""
-    a = _NAME_TO_ACTION.get(" ".join(str(name).split()))
-    if a is None:
-        raise ValueError(f"unknown Campanile action name {name!r} (e.g. 'play C 2', 'no bet', 'bet 2 on C')")
-    return a
+    return _NAMES.id(name)
 
 
 def decode(action: int) -> tuple[str, int, int]:

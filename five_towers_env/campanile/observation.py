@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..layout import describe_vector, offsets_of, table_rows
 from .rules import CARDS_PER_STYLE, CHIPS, FLAGS, HAND_SIZE, MAX_HEIGHT, MAX_PLAYERS, NUM_PILES, NUM_TOWERS, TOWERS, \
     pile_size
 from .state import CampanileState
@@ -66,11 +67,7 @@ def pieces() -> list[tuple[str, int, str]]:
 
 def offsets() -> dict[str, tuple[int, int]]:
     """``{piece name: (start, size)}`` over the flat vector."""
-    out, at = {}, 0
-    for name, size, _ in pieces():
-        out[name] = (at, size)
-        at += size
-    return out
+    return offsets_of(pieces())
 
 
 OFFSETS = offsets()
@@ -82,8 +79,8 @@ assert OBS_SIZE == GLOBAL_SIZE + MAX_SEATS * SEAT_SIZE
 def layout_table() -> str:
     """The layout as a Markdown table (docs/campanile.md shows it; a test keeps the two equal)."""
     rows = ["| offset | size | piece | meaning |", "|---:|---:|---|---|"]
-    rows += [f"| {OFFSETS[n][0]} | {k} | `{n}` | {d} |" for n, k, d in GLOBAL_PIECES]
-    rows += [f"| {OFFSETS['seat0.' + n][0]} | {k} | `seat0.{n}` | {d} |" for n, k, d in SEAT_PIECES]
+    rows += table_rows(OFFSETS, GLOBAL_PIECES)
+    rows += table_rows(OFFSETS, SEAT_PIECES, "seat0.")
     rows.append(f"| {_O['seat1.present']} | {4 * SEAT_SIZE} | `seat1..seat4.*` | the same {SEAT_SIZE} values for "
                 "the seats 1..4 to the observer's left (zeros for seats not in the game) |")
     rows.append(f"| | **{OBS_SIZE}** | | total |")
@@ -160,17 +157,7 @@ def encode(state: CampanileState, observer: int) -> np.ndarray:
 
 def describe(vector: np.ndarray, nonzero_only: bool = True) -> str:
     """A debug string of a vector, one line per piece, named as in the layout table."""
-    lines = []
-    for name, (start, size) in OFFSETS.items():
-        part = vector[start:start + size]
-        if nonzero_only and not part.any():
-            continue
-        if size == 1:
-            lines.append(f"{name}: {part[0]:.3g}")
-        else:
-            nz = {int(i): round(float(part[i]), 3) for i in np.flatnonzero(part)}
-            lines.append(f"{name}: {nz}")
-    return "\n".join(lines)
+    return describe_vector(vector, OFFSETS, nonzero_only)
 
 
 def debug_string(state: CampanileState, observer: int) -> str:

@@ -5,6 +5,7 @@ both ways and round-trip over every id.
 """
 from __future__ import annotations
 
+from ..codec import ActionNames
 from .cards import CARD_NAMES, NUM_CARD_IDS, NUM_VALUES, SAND, TYPES, card_id, parse_card, parse_type
 
 #: Highest bid any position can reach: a Great Powers ceiling is N + H with N <= 5 display
@@ -57,25 +58,17 @@ def _make_names() -> tuple[str, ...]:
 
 
 ACTION_NAMES: tuple[str, ...] = _make_names()
-_NAME_TO_ACTION = {name: a for a, name in enumerate(ACTION_NAMES)}
+_NAMES = ActionNames(ACTION_NAMES)
 
 
 def action_name(action: int) -> str:
     """Return the SPEC §7 name of an action id; raise ``ValueError`` for an id out of range."""
-    if not isinstance(action, (int,)) and not hasattr(action, "__index__"):
-        raise ValueError(f"action {action!r} is not an integer")
-    a = int(action)
-    if not 0 <= a < NUM_ACTIONS:
-        raise ValueError(f"action id {a} is out of range 0..{NUM_ACTIONS - 1}")
-    return ACTION_NAMES[a]
+    return _NAMES.name(action)
 
 
 def action_from_name(name: str) -> int:
     """Return the action id of a SPEC §7 name such as ``build sand-4 bottom``; raise ``ValueError`` if unknown."""
-    a = _NAME_TO_ACTION.get(" ".join(str(name).split()))
-    if a is None:
-        raise ValueError(f"unknown action name {name!r}")
-    return a
+    return _NAMES.id(name)
 
 
 def bid_action(n: int) -> int:

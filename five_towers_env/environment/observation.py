@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..layout import describe_vector, offsets_of, table_rows
 from ..engine.actions import MAX_BID
 from ..engine.cards import NUM_CARD_IDS, NUM_TYPES, NUM_VALUES, TYPES
 from ..engine.lookahead import payable
@@ -74,11 +75,7 @@ def pieces() -> list[tuple[str, int, str]]:
 
 def offsets() -> dict[str, tuple[int, int]]:
     """``{piece name: (start, size)}`` over the flat vector."""
-    out, pos = {}, 0
-    for name, size, _ in pieces():
-        out[name] = (pos, size)
-        pos += size
-    return out
+    return offsets_of(pieces())
 
 
 OFFSETS = offsets()
@@ -90,9 +87,9 @@ _O = {name: start for name, (start, _) in OFFSETS.items()}
 def layout_table() -> str:
     """The layout as a Markdown table (the README shows it; a test keeps the two equal)."""
     rows = ["| offset | size | piece | meaning |", "|---:|---:|---|---|"]
-    rows += [f"| {OFFSETS[n][0]} | {k} | `{n}` | {d} |" for n, k, d in GLOBAL_PIECES]
-    rows += [f"| {OFFSETS['seat0.' + n][0]} | {k} | `seat0.{n}` | {d} |" for n, k, d in SEAT_PIECES]
-    rows += [f"| {OFFSETS['seat0.candy.' + n][0]} | {k} | `seat0.TYPE.{n}` | {d} |" for n, k, d in TOWER_PIECES]
+    rows += table_rows(OFFSETS, GLOBAL_PIECES)
+    rows += table_rows(OFFSETS, SEAT_PIECES, "seat0.")
+    rows += table_rows(OFFSETS, TOWER_PIECES, "seat0.candy.", "seat0.TYPE.")
     rows.append(f"| | | | `TYPE` = candy, scary, tree, scrap, sand: the same {TOWER_SIZE} values per type, "
                 f"candy first, each type {TOWER_SIZE} further on |")
     rows.append(f"| {_O['seat1.present']} | {4 * SEAT_SIZE} | `seat1..seat4.*` | the same {SEAT_SIZE} values for the "
@@ -382,17 +379,7 @@ def encode(state: GameState, observer: int, cache: SeatCache | None = None) -> n
 
 def describe(vector: np.ndarray, nonzero_only: bool = True) -> str:
     """A debug string of a vector, one line per piece, named as in the layout table."""
-    lines = []
-    for name, (start, size) in OFFSETS.items():
-        part = vector[start:start + size]
-        if nonzero_only and not part.any():
-            continue
-        if size == 1:
-            lines.append(f"{name}: {part[0]:.3g}")
-        else:
-            nz = {int(i): round(float(part[i]), 3) for i in np.flatnonzero(part)}
-            lines.append(f"{name}: {nz}")
-    return "\n".join(lines)
+    return describe_vector(vector, OFFSETS, nonzero_only)
 
 
 _DEFAULT_CACHE = SeatCache()
