@@ -19,41 +19,14 @@ from ..state import CampanileState
 def public_view(state: CampanileState, seat: int, rng: np.random.Generator | None = None) -> CampanileState:
     """A copy of ``state`` that ``seat`` may be shown: nothing hidden from it can be recovered.
 
-    The hidden cards are first put in a canonical place (sorted: piles bottom first, then the leftovers, then
-    the other seats' unrevealed cards), then :meth:`CampanileState.determinize` deals them again with a
-    fixed generator: the result is a function of the public information and ``seat``'s hand
-    only. Sorting first matters: ``determinize`` permutes the hidden cards in the order it
-    collects them, so calling it directly on two states with different hidden orders would give
-    different views. The copy's generator is ``rng`` (default: a fresh ``default_rng(0)``), never
-    the game's, whose state would let one replay the shuffle of the deal.
+    :meth:`CampanileState.determinize` with a fixed generator: it deals the hidden cards again
+    from their sorted multiset, so the result is a function of the public information and
+    ``seat``'s hand only, and the copy never carries the game's generator (whose state would let
+    one replay the shuffle of the deal). ``rng``, if given, becomes the copy's generator.
     """
-    canon = state.clone(rng=rng if rng is not None else np.random.default_rng(0))
-    hidden: list[int] = list(canon.leftover)
-    for pile in canon.piles:
-        hidden += pile[:-1]
-    others = [p for p in range(canon.num_players) if p != seat]
-    rests: dict[int, list[int]] = {}
-    for p in others:
-        rest = list(canon.hands[p])
-        for c in canon.revealed[p]:
-            rest.remove(c)
-        hidden += rest
-        rests[p] = rest
-    hidden.sort()
-    at = 0
-    for i, pile in enumerate(canon.piles):
-        below = max(len(pile) - 1, 0)
-        canon.piles[i] = hidden[at:at + below] + pile[below:]
-        at += below
-    canon.leftover = tuple(hidden[at:at + len(canon.leftover)])
-    at += len(canon.leftover)
-    for p in others:
-        size = len(rests[p])
-        canon.hands[p] = tuple(sorted(list(canon.revealed[p]) + hidden[at:at + size]))
-        at += size
-    canon._legal = None  # the player on move may be one whose hand was just replaced
-    view = canon.determinize(seat, np.random.default_rng(0))  # a fixed, unstructured deal of the multiset
-    view._legal = None
+    view = state.determinize(seat, np.random.default_rng(0))
+    if rng is not None:
+        view.rng = rng
     return view
 
 
