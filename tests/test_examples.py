@@ -61,3 +61,30 @@ def test_training_script(tmp_path):
 def test_diagnose_phases_script():
     out = run("training/diagnose_phases.py", "--games", "2", "--opponent", "greedy")
     assert "| teacher only |" in out and "| all (policy alone) |" in out
+
+
+def test_benchmark_script(tmp_path):
+    out_json = tmp_path / "bench.json"
+    out = run("benchmarks/bench.py", "--seconds", "0.2", "--warmup", "0.05", "--rounds", "2", "--only",
+              "engine 5T 2p base", "--only", "connect_four_v3", "--json", str(out_json))
+    assert "| engine 5T 2p base |" in out and "Ratios" in out
+    import json
+
+    rows = {r["name"]: r for r in json.loads(out_json.read_text())["results"]}
+    assert set(rows) == {"engine 5T 2p base", "connect_four_v3"}
+    assert all(r["steps"] > 0 and r["games"] >= 0 for r in rows.values())
+    assert rows["engine 5T 2p base"]["kind"] == "engine" and rows["connect_four_v3"]["kind"] == "env"
+
+
+def test_uniform_choices_cover_every_index():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench", ROOT / "benchmarks" / "bench.py")
+    bench = importlib.util.module_from_spec(spec)
+    sys.modules["bench"] = bench  # its dataclasses look their module up
+    spec.loader.exec_module(bench)
+    import numpy as np
+
+    u = bench.Uniform(np.random.default_rng(0))
+    picks = [u.below(7) for _ in range(10_000)]  # crosses a block boundary
+    assert set(picks) == set(range(7)) and abs(picks.count(0) / 10_000 - 1 / 7) < 0.02

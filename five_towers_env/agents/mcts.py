@@ -196,9 +196,15 @@ def build_tower(tower: tuple, values: tuple, sand_gp: bool) -> tuple | None:
 
 def _type_gain(tower: tuple, values: tuple, beta: float, sand_gp: bool = False) -> float | None:
     """Score change plus ``beta`` x potential change of building ``values`` on one tower."""
-    new = build_tower(tower, values, sand_gp)
-    if new is None:
-        return None
+    if sand_gp:
+        new = sand_build(tower, values)
+        if new is None:
+            return None
+    else:  # build_tower without the call: this runs for every candidate card of every plan
+        order = chain(tower[-1] if tower else NONE, values)
+        if order is None:
+            return None
+        new = tower + order
     n_old = len(tower)
     n_new = len(new)
     points = (2 * n_new if new[-1] == 0 else n_new) - n_old
@@ -210,52 +216,58 @@ def _pairs(candy: list, scary: list) -> int:
     return pair_bonus({CANDY: candy, SCARY: scary})
 
 
+_UNKNOWN = object()  # make_plan: a gain not computed yet (None means "cannot be built")
+_SPLIT = tuple((c, c // NUM_VALUES, c % NUM_VALUES) for c in range(NUM_TYPES * NUM_VALUES))  # (card, type, value)
+
+
 def make_plan(towers: tuple, cards: tuple, beta: float, gp: bool, chosen: tuple = ()) -> tuple[list, list]:
     """Greedy building plan: add, one at a time, the card of ``cards`` with the best marginal value
     that keeps everything buildable (base placement rules, no teardown), starting from the cards
     ``chosen`` already. Returns (cards in the order chosen, cumulative value after each)."""
     sel: list[list] = [[] for _ in range(NUM_TYPES)]
-    for c in chosen:
-        sel[c // NUM_VALUES].append(c % NUM_VALUES)
-    lengths = [len(tw) + len(sel[t]) for t, tw in enumerate(towers)]
-    gains = []
-    for t in range(NUM_TYPES):
-        if sel[t]:
-            g = _type_gain(towers[t], tuple(sorted(sel[t])), beta, gp and t == SAND)
-            gains.append(g if g is not None else 0.0)
-        else:
-            gains.append(0.0)
-    base_main = max(len(tw) for tw in towers)
+    lengths = list(map(len, towers))
+    base_main = max(lengths)
+    gains = [0.0] * NUM_TYPES
+    if chosen:
+        for c in chosen:
+            sel[c // NUM_VALUES].append(c % NUM_VALUES)
+        for t in range(NUM_TYPES):
+            if sel[t]:
+                lengths[t] += len(sel[t])
+                g = _type_gain(towers[t], tuple(sorted(sel[t])), beta, gp and t == SAND)
+                gains[t] = g if g is not None else 0.0
     pair_now = _pairs(list(towers[CANDY]) + sel[CANDY], list(towers[SCARY]) + sel[SCARY]) if gp else 0
     value = sum(gains) + max(lengths) - base_main + pair_now
-    remaining = list(cards)
+    remaining = [_SPLIT[c] for c in cards]
     plan: list[int] = []
     cum = [value]
-    # a card's gain (and pair change) depends only on its own type's selection, so it is kept
-    # until a card of that type is chosen
-    gain_of: dict[int, float | None] = {}
+    # a card's gain (and pair change) depends only on its own type's selection, so it is kept,
+    # per type, until a card of that type is chosen
+    gain_of: list[dict[int, float | None]] = [{} for _ in range(NUM_TYPES)]
     pair_of: dict[int, int] = {}
     while remaining:
         best_i, best_v, best_g = -1, -1e18, 0.0
         prev = None
         main_now = max(lengths)
-        for i, c in enumerate(remaining):
+        i = -1
+        for c, t, v in remaining:
+            i += 1
             if c == prev:
                 continue
             prev = c
-            t = c // NUM_VALUES
-            if c in gain_of:
-                g = gain_of[c]
-            else:
-                g = gain_of[c] = _type_gain(towers[t], tuple(sorted(sel[t] + [c % NUM_VALUES])), beta,
-                                            gp and t == SAND)
+            known = gain_of[t]
+            g = known.get(c, _UNKNOWN)
+            if g is _UNKNOWN:
+                g = known[c] = _type_gain(towers[t], tuple(sorted(sel[t] + [v])), beta, gp and t == SAND)
             if g is None:
                 continue
-            main = lengths[t] + 1 if lengths[t] + 1 > main_now else main_now
+            main = lengths[t] + 1
+            if main < main_now:
+                main = main_now
             total = value - gains[t] + g + (main - main_now)
             if gp and (t == CANDY or t == SCARY):
                 if c not in pair_of:
-                    sel[t].append(c % NUM_VALUES)
+                    sel[t].append(v)
                     pair_of[c] = _pairs(list(towers[CANDY]) + sel[CANDY], list(towers[SCARY]) + sel[SCARY])
                     sel[t].pop()
                 total += pair_of[c] - pair_now
@@ -263,10 +275,9 @@ def make_plan(towers: tuple, cards: tuple, beta: float, gp: bool, chosen: tuple 
                 best_i, best_v, best_g = i, total, g
         if best_i < 0:
             break
-        c = remaining.pop(best_i)
-        t, v = divmod(c, NUM_VALUES)
+        c, t, v = remaining.pop(best_i)
         sel[t].append(v)
-        gain_of = {x: g for x, g in gain_of.items() if x // NUM_VALUES != t}
+        gain_of[t] = {}
         if t == CANDY or t == SCARY:
             pair_of.clear()
         gains[t] = best_g
@@ -512,14 +523,20 @@ def play_rounds(s: GameState, beta: float, rounds: int | None) -> tuple[bool, fl
 def _carry_out(s: GameState, how: tuple, gp: bool) -> None:
     """The builder's round by the default policy's plan ``how`` = (display cards to take, tree
     cards to pay), handed to the engine as one sequence of moves."""
+    b = s.builder
+    # a scrap card built onto an earlier round's teardown pile offers a recover: keep the pile
+    s.apply_unchecked(_round_moves(s.towers[b], how, gp, gp and bool(s.piles[b])))
+
+
+@lru_cache(maxsize=1 << 16)
+def _round_moves(towers: tuple, how: tuple, gp: bool, recover: bool) -> tuple[int, ...]:
+    """The moves of :func:`_carry_out` (memoised: the candidates of one search share their
+    determinisations, so the same rounds recur)."""
     take, pay = how
     moves = [A.TAKE + c for c in take]
     if pay:
         moves.append(A.STOP)
     moves.append(A.NO_TEARDOWN)
-    towers = s.towers[s.builder]
-    # a scrap card built onto an earlier round's teardown pile offers a recover: keep the pile
-    recover = gp and bool(s.piles[s.builder])
     groups: list[list] = [[] for _ in range(NUM_TYPES)]
     for c in take:
         groups[c // NUM_VALUES].append(c % NUM_VALUES)
@@ -529,7 +546,7 @@ def _carry_out(s: GameState, how: tuple, gp: bool) -> None:
                 moves.append(a)
                 if recover and t == SCRAP:
                     moves.append(A.NO_RECOVER)
-    s.apply_unchecked(moves)
+    return tuple(moves)
 
 
 def _build_actions(tower: tuple, t: int, values: tuple, sand_gp: bool) -> list[int]:
@@ -576,6 +593,25 @@ def _end_key(state: GameState) -> tuple:
     with the revealed display and the deck merged into the unseen multiset."""
     return (tuple(state.towers), tuple(state.piles), state.start_player, state.deck_ran_out,
             tuple(sorted(state.discard)), tuple(sorted(state.deck + list(state.display))), len(state.display))
+
+
+class _Reshuffle:
+    """The generator of determinisation ``seed`` as its rollouts see it: ``default_rng(seed)`` after
+    the permutation of ``skip`` cards that dealt the determinisation. Building a numpy generator
+    costs about as much as a simulated round and most rollouts never reshuffle, so it is built
+    on the engine's first ``permutation`` call only; the draws are the same either way."""
+
+    __slots__ = ("seed", "skip", "g")
+
+    def __init__(self, seed: tuple, skip: int) -> None:
+        self.seed, self.skip, self.g = seed, skip, None
+
+    def permutation(self, x: Any) -> np.ndarray:
+        """``numpy.random.Generator.permutation`` of the determinisation's generator."""
+        if self.g is None:
+            self.g = np.random.default_rng(self.seed)
+            self.g.permutation(self.skip)
+        return self.g.permutation(x)
 
 
 class _Node:
@@ -745,12 +781,15 @@ class MCTSAgent:
         sims = 0
         i = 0
         while len(alive) > 1 and any(exact[j] is None for j in alive) and self._budget_left(sims, start):
+            perms: dict[int, np.ndarray] = {}  # determinisation i, shared by all candidates
             for j in alive:
                 if exact[j] is not None:
                     continue
-                g = np.random.default_rng((base, i))  # determinisation i, shared by all candidates
                 pool = pools[j]
-                sim = ends[j].redeal([pool[x] for x in g.permutation(len(pool))], g)
+                n = len(pool)
+                if n not in perms:
+                    perms[n] = np.random.default_rng((base, i)).permutation(n)
+                sim = ends[j].redeal([pool[x] for x in perms[n]], _Reshuffle((base, i), n))
                 over, left = play_rounds(sim, self.beta, self.rollout_rounds)
                 samples[j].append(self._reward(sim.towers, sim.piles, sim.gp, over, left)[me])
                 sims += 1

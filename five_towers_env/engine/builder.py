@@ -10,7 +10,7 @@ search the builder's decisions walk :func:`moves`: the transitions exist once.
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import NamedTuple, Sequence
 
 from . import actions as A
 from .cards import CARD_NAMES, NUM_VALUES, SAND, SCRAP, TREE
@@ -32,13 +32,16 @@ class Round(NamedTuple):
     sand_end: int     # END_NONE / END_TOP / END_BOTTOM: the end this round's sand additions use
 
 
-def _after_build(r: Round, towers: tuple, pile: tuple, hand: tuple, sand_end: int, card: int, gp: bool) -> Round:
+def _phase_after_build(card: int, pile: tuple, hand: tuple, gp: bool) -> int:
     # SPEC §5 scrap power: adding a scrap card with cards on the teardown pile offers a recover
     if gp and card // NUM_VALUES == SCRAP and pile:
-        phase = RECOVER
-    else:
-        phase = BUILD if hand else DONE
-    return Round(phase, towers, pile, hand, r.display, r.need, r.took_tree, sand_end)
+        return RECOVER
+    return BUILD if hand else DONE
+
+
+def _after_build(r: Round, towers: tuple, pile: tuple, hand: tuple, sand_end: int, card: int, gp: bool) -> Round:
+    return Round(_phase_after_build(card, pile, hand, gp), towers, pile, hand, r.display, r.need, r.took_tree,
+                 sand_end)
 
 
 def _placed(towers: tuple, card: int, sand_end: int, bottom: bool, gp: bool) -> tuple[tuple, int]:
@@ -53,34 +56,61 @@ def _placed(towers: tuple, card: int, sand_end: int, bottom: bool, gp: bool) -> 
 
 def step(r: Round, action: int, gp: bool) -> Round:
     """The round after ``action``, which the caller has checked is legal (or took from :func:`moves`)."""
+    return run(r, (action,), gp)[0]
+
+
+def run(r: Round, actions: Sequence[int], gp: bool) -> tuple[Round, int]:
+    """Apply ``actions`` in turn (each legal where it comes) until they run out or the round is
+    done; return the round after them and how many were applied.
+
+    This is the one definition of the builder's transitions (:func:`step` is ``run`` of one
+    action). A whole sequence is applied without building a :class:`Round` per move, which is
+    what makes a search rollout's round cheap.
+    """
     phase, towers, pile, hand, display, need, took_tree, sand_end = r
-    if phase == TAKE:
-        if action == A.STOP:  # Great Powers: pay the cards still needed from the tree tower's top
-            return Round(TEARDOWN, pay_tree(towers, need), pile, hand, display, 0, took_tree, sand_end)
-        c = action - A.TAKE
-        need -= 1
-        return Round(TEARDOWN if need == 0 else TAKE, towers, pile, insert_one(hand, c), remove_one(display, c),
-                     need, took_tree or c // NUM_VALUES == TREE, sand_end)
-    if phase == TEARDOWN:
-        if action != A.NO_TEARDOWN:
-            t = action - A.TEARDOWN
-            tw = towers[t]
-            towers = towers[:t] + (tw[:-1],) + towers[t + 1:]
-            pile = insert_one(pile, t * NUM_VALUES + tw[-1])
-        return Round(BUILD if hand else DONE, towers, pile, hand, display, need, took_tree, sand_end)
-    if phase == BUILD:
-        bottom = action >= A.BUILD_BOTTOM
-        c = action - A.BUILD_BOTTOM + SAND * NUM_VALUES if bottom else action - A.BUILD
-        towers, end = _placed(towers, c, sand_end, bottom, gp)
-        return _after_build(r, towers, pile, remove_one(hand, c), end, c, gp)
-    if phase == RECOVER:
-        if action == A.NO_RECOVER:
-            return Round(BUILD if hand else DONE, towers, pile, hand, display, need, took_tree, sand_end)
-        bottom = action >= A.RECOVER_BOTTOM
-        c = action - A.RECOVER_BOTTOM + SAND * NUM_VALUES if bottom else action - A.RECOVER
-        towers, end = _placed(towers, c, sand_end, bottom, gp)
-        return _after_build(r, towers, remove_one(pile, c), hand, end, c, gp)
-    raise ValueError(f"no builder move in phase {phase}")
+    done = 0
+    for action in actions:
+        done += 1
+        if phase == TAKE:
+            if action == A.STOP:  # Great Powers: pay the cards still needed from the tree tower's top
+                towers = pay_tree(towers, need)
+                need = 0
+                phase = TEARDOWN
+                continue
+            c = action - A.TAKE
+            need -= 1
+            hand = insert_one(hand, c)
+            display = remove_one(display, c)
+            took_tree = took_tree or c // NUM_VALUES == TREE
+            if need == 0:
+                phase = TEARDOWN
+            continue
+        if phase == TEARDOWN:
+            if action != A.NO_TEARDOWN:
+                t = action - A.TEARDOWN
+                tw = towers[t]
+                towers = towers[:t] + (tw[:-1],) + towers[t + 1:]
+                pile = insert_one(pile, t * NUM_VALUES + tw[-1])
+            phase = BUILD if hand else DONE
+        elif phase == BUILD or phase == RECOVER:
+            if phase == RECOVER and action == A.NO_RECOVER:
+                phase = BUILD if hand else DONE
+            else:
+                if phase == BUILD:
+                    bottom = action >= A.BUILD_BOTTOM
+                    c = action - A.BUILD_BOTTOM + SAND * NUM_VALUES if bottom else action - A.BUILD
+                    hand = remove_one(hand, c)
+                else:
+                    bottom = action >= A.RECOVER_BOTTOM
+                    c = action - A.RECOVER_BOTTOM + SAND * NUM_VALUES if bottom else action - A.RECOVER
+                    pile = remove_one(pile, c)
+                towers, sand_end = _placed(towers, c, sand_end, bottom, gp)
+                phase = _phase_after_build(c, pile, hand, gp)
+        else:
+            raise ValueError(f"no builder move in phase {phase}")
+        if phase == DONE:
+            break
+    return Round(phase, towers, pile, hand, display, need, took_tree, sand_end), done
 
 
 def moves(r: Round, gp: bool) -> list[tuple[int, Round]]:
@@ -125,4 +155,4 @@ def start(towers: tuple, pile: tuple, display: tuple, need: int) -> Round:
     return Round(TAKE, towers, pile, (), display, need, False, END_NONE)
 
 
-__all__ = ["Round", "step", "moves", "round_ok", "start", "TAKE", "TEARDOWN", "BUILD", "RECOVER", "DONE"]
+__all__ = ["Round", "step", "run", "moves", "round_ok", "start", "TAKE", "TEARDOWN", "BUILD", "RECOVER", "DONE"]

@@ -17,7 +17,7 @@ that the general search, with the powers switched off, agrees with the per-type 
 from __future__ import annotations
 
 from functools import lru_cache
-from itertools import combinations, product
+from itertools import combinations
 from typing import Iterator
 
 from .cards import NUM_TYPES, NUM_VALUES, SAND, SCRAP, TREE, can_place
@@ -486,6 +486,28 @@ def teardown_ok(towers: Towers, hand: tuple, pile: tuple, gp: bool) -> bool:
     return any(_gp_ok(tw, hand, p, END_NONE) for t, tw, p in _teardown_options(towers, pile) if t < 0 or groups[t])
 
 
+def _type_shares(t: int, tw: tuple, pile_t: tuple, hand_t: tuple, display_t: tuple, tokens: int) -> tuple:
+    """Great Powers take look-ahead, one type: for each sub-multiset of the display's ``t`` values
+    (shortest first), ``(card ids, judged standing, judged torn down or None, how many, holds a
+    tree card)``, judged as in :func:`_gp_ok` with ``tokens`` scrap recovers available."""
+    torn_pile = tuple(sorted(pile_t + (tw[-1],))) if tearable(tw) else None
+    sand = t == SAND
+    key = () if not tw else ((tw[0], tw[-1]) if sand else (tw[-1],))
+    torn_key = None if torn_pile is None else (() if len(tw) == 1 else ((tw[0], tw[-2]) if sand else (tw[-2],)))
+    per = []
+    for sub in _sub_multisets(display_t):
+        forced = tuple(sorted(hand_t + sub)) if sub else hand_t
+        if t == SCRAP:
+            ok = _scrap_ok(top_of(tw), forced, (), pile_t) & 1
+            ok_torn = None if torn_pile is None else _scrap_ok(top_of(tw[:-1]), forced, (), torn_pile) & 1
+        else:
+            ok = _recovers_needed(key, sand, END_NONE, forced, pile_t if tokens else (), tokens)
+            ok_torn = None if torn_pile is None else _recovers_needed(
+                torn_key, sand, END_NONE, forced, torn_pile if tokens else (), tokens)
+        per.append((tuple(t * NUM_VALUES + v for v in sub), ok, ok_torn, len(sub), t == TREE and bool(sub)))
+    return tuple(per)
+
+
 def gp_take_rests(towers: Towers, pile: tuple, hand: tuple, display: tuple, need: int, can_pay: bool) -> list[tuple]:
     """Great Powers, mid-take: every multiset of display cards whose taking, with the rest of the
     ``need`` paid in tree cards (only for tree-free rests, when ``can_pay``), completes a hand that
@@ -496,53 +518,42 @@ def gp_take_rests(towers: Towers, pile: tuple, hand: tuple, display: tuple, need
     scrap_hand = len(h[SCRAP])
     tokens = scrap_hand + len(d[SCRAP])
     can_tree_pay = payable(towers, True) if can_pay and not h[TREE] else 0
-    shares = []  # per type in play: [(card ids, judged as it stands, judged torn down or None)]
-    for t in range(NUM_TYPES):
-        if not (h[t] or d[t]):
+    shares = [(t, _type_shares(t, towers[t], p[t], h[t], d[t], tokens))
+              for t in range(NUM_TYPES) if h[t] or d[t]]  # per type in play: (type, its shares of a rest)
+    types = tuple(t for t, _ in shares)
+    entries = [per for _, per in shares]  # each type's shares shortest first (_sub_multisets' order)
+    # the combinations of one share per type, in itertools.product order, cut at `need` cards
+    partial: list[tuple[tuple, int, bool]] = [((), 0, False)]
+    for per in entries:
+        partial = [(combo + (e,), k + e[3], tree or e[4]) for combo, k, tree in partial for e in per
+                   if k + e[3] <= need]
+    rests: list[tuple] = []
+    for combo, k, tree in partial:
+        if k < need and (need - k > can_tree_pay or tree):
             continue
-        tw = towers[t]
-        torn_pile = tuple(sorted(p[t] + (tw[-1],))) if tearable(tw) else None
-        sand = t == SAND
-        torn_key = None if torn_pile is None else (() if len(tw) == 1 else ((tw[0], tw[-2]) if sand else (tw[-2],)))
-        per = []
-        for sub in _sub_multisets(d[t]):
-            forced = tuple(sorted(h[t] + sub)) if sub else h[t]
-            if t == SCRAP:
-                ok = _scrap_ok(top_of(tw), forced, (), p[t]) & 1
-                ok_torn = None if torn_pile is None else _scrap_ok(top_of(tw[:-1]), forced, (), torn_pile) & 1
-            else:
-                ok = _recovers_needed(_tower_key(towers, t), sand, END_NONE, forced, p[t] if tokens else (), tokens)
-                ok_torn = None if torn_pile is None else _recovers_needed(
-                    torn_key, sand, END_NONE, forced, torn_pile if tokens else (), tokens)
-            per.append((tuple(t * NUM_VALUES + v for v in sub), ok, ok_torn))
-        shares.append((t, per))
-    rests = []
-    for combo in product(*(per for _, per in shares)):
-        k = sum(len(c[0]) for c in combo)
-        if k > need or k < need and (need - k > can_tree_pay or any(c // NUM_VALUES == TREE for s in combo for c in s[0])):
-            continue
-        if _shares_ok(shares, combo, scrap_hand):
-            rests.append(tuple(sorted(c for s in combo for c in s[0])))
+        if _shares_ok(types, combo, scrap_hand):
+            rests.append(tuple(sorted(c for e in combo for c in e[0])))
     rests.sort(key=len)
     return rests
 
 
-def _shares_ok(shares: list, combo: tuple, scrap_hand: int) -> bool:
+def _shares_ok(types: tuple, combo: tuple, scrap_hand: int) -> bool:
     """Is there a teardown choice (none, or one type torn down) under which every type's share
-    can be built with the recovers the scrap cards allow."""
+    (``combo[i]`` for type ``types[i]``: cards, judged standing, judged torn down or None) can be
+    built with the recovers the scrap cards allow."""
     budget = scrap_hand
-    for (t, _), (cards, _, _) in zip(shares, combo):
+    for t, e in zip(types, combo):
         if t == SCRAP:
-            budget += len(cards)
-    for torn_type in (-1,) + tuple(t for (t, _), s in zip(shares, combo) if s[2] is not None):
+            budget += e[3]
+    for torn_type in (-1,) + tuple(t for t, e in zip(types, combo) if e[2] is not None):
         spent = 0
-        for (t, _), (_, ok, ok_torn) in zip(shares, combo):
-            e = ok_torn if t == torn_type else ok
+        for t, e in zip(types, combo):
+            ok = e[2] if t == torn_type else e[1]
             if t == SCRAP:
-                if not e:
+                if not ok:
                     break
             else:
-                spent += e
+                spent += ok
                 if spent > budget:
                     break
         else:

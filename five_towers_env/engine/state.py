@@ -18,7 +18,7 @@ from .lookahead import (
     END_BOTTOM, END_NONE, END_TOP, achievable_bids, base_builds, base_take_rests, base_teardowns, gp_take_rests, payable,
     remove_one,
 )
-from .builder import DONE as ROUND_DONE, Round, moves as builder_moves, round_ok, step as builder_step
+from .builder import DONE as ROUND_DONE, Round, moves as builder_moves, round_ok, run as builder_run
 from .scoring import score_player
 
 VARIANTS: tuple[str, ...] = ("base", "great_powers")
@@ -310,31 +310,26 @@ class GameState:
         self._apply_builder_moves((a,))
 
     def _apply_builder_moves(self, actions: Sequence[int]) -> int:
-        """Take, teardown, build and recover: the builder's transitions (:func:`builder.step`), plus
+        """Take, teardown, build and recover: the builder's transitions (:func:`builder.run`), plus
         what the rest of the table sees of them (tree cards paid go to the discard pile). Applies
         ``actions`` in turn until they run out or the round ends; returns how many it applied."""
         p = self.builder
-        gp = self.gp
-        r = self._round()
-        done = 0
-        for a in actions:
-            phase = r.phase
-            if phase == _TAKE:
-                if a == A.STOP:
-                    tree = r.towers[TREE]
-                    self.discard.extend(TREE * NUM_VALUES + v for v in reversed(tree[len(tree) - r.need:]))
-                    self.paid = r.need
-                else:
-                    c = a - A.TAKE
-                    self.taken += 1
-                    if self._take_rests is not None:  # the ways to finish the take that use c
-                        self._take_rests = [remove_one(rest, c) for rest in self._take_rests if c in rest]
-            elif phase == _TEARDOWN:
+        before = self._round()
+        r, done = builder_run(before, actions, self.gp)
+        for i in range(done):  # the bookkeeping outside the builder's own round
+            a = actions[i]
+            if a < A.STOP:  # a take
+                c = a - A.TAKE
+                self.taken += 1
+                if self._take_rests is not None:  # the ways to finish the take that use c
+                    self._take_rests = [remove_one(rest, c) for rest in self._take_rests if c in rest]
+            elif a == A.STOP:  # the tree cards paid, top first, go to the discard pile
+                need = self.target - self.taken
+                tree = before.towers[TREE]
+                self.discard.extend(TREE * NUM_VALUES + v for v in reversed(tree[len(tree) - need:]))
+                self.paid = need
+            elif a <= A.NO_TEARDOWN:
                 self.torn = -1 if a == A.NO_TEARDOWN else a - A.TEARDOWN
-            r = builder_step(r, a, gp)
-            done += 1
-            if r.phase == ROUND_DONE:
-                break
         self.towers[p] = r.towers
         self.piles[p] = r.pile
         self.hand = r.hand
@@ -378,7 +373,8 @@ class GameState:
             if not self.deck:
                 return self._game_over()
         k = min(5, len(self.deck))
-        self.display = tuple(sorted(self.deck.pop() for _ in range(k)))
+        self.display = tuple(sorted(self.deck[-k:]))  # the top k cards (the deck's top is its end)
+        del self.deck[-k:]
         self._begin_bidding()
 
     def _game_over(self) -> None:
