@@ -88,3 +88,14 @@ def test_uniform_choices_cover_every_index():
     u = bench.Uniform(np.random.default_rng(0))
     picks = [u.below(7) for _ in range(10_000)]  # crosses a block boundary
     assert set(picks) == set(range(7)) and abs(picks.count(0) / 10_000 - 1 / 7) < 0.02
+
+
+def test_mcts_ab_script(tmp_path):
+    out_json = tmp_path / "ab.json"
+    run("benchmarks/mcts_ab.py", "--old", ".", "--new", ".", "--games", "1", "--per-game", "2", "--simulations",
+        "20", "--repeats", "1", "--json", str(out_json))
+    import json
+
+    out = json.loads(out_json.read_text())
+    assert out["decisions"] == 2 and out["same_choices"] is True
+    assert set(out["best_ms_per_decision"]) == {"old", "new"} and out["new_over_old"] > 0
