@@ -1,19 +1,16 @@
 """The PettingZoo AEC environment over the rules engine."""
 from __future__ import annotations
 
-import difflib
-import operator
-import warnings
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from ..aec_common import GameEnvExtras, wrap_env
+from ..aec_common import INFO_KEYS, ActionTypeError, GameEnvExtras, wrap_env
 from ..engine import actions as A
 from ..engine.position import POSITION_KEYS, PositionError, load_position, save_position
-from ..engine.state import PHASE_NAMES, VARIANTS, GameState, IllegalActionError, Phase, check_setup
+from ..engine.state import PHASE_NAMES, VARIANTS, GameState, Phase, check_setup
 from .dict_observation import dict_observation_space, split_flat
 from .observation import OBS_SIZE, SeatCache, encode
 from .render import render_frame
@@ -22,38 +19,7 @@ REWARDS = ("win_loss", "margin")
 GAME_OVER = Phase.GAME_OVER
 OBSERVATIONS = ("flat", "dict")
 RENDER_MODES = (None, "human", "ansi", "rgb_array")
-#: the keys of every ``infos[agent]``, present from ``reset()`` on
-INFO_KEYS = ("phase", "score", "scores", "winners")
-
-
 RESET_OPTIONS = ("position", "start_player")
-
-
-class ActionTypeError(IllegalActionError, TypeError):
-    """An action that is not an integer id (a name, a float, a bool); both an ``IllegalActionError``
-    and a ``TypeError``."""
-
-
-def _action_id(action: Any) -> int:
-    """``action`` as an int id: Python and numpy integers (and 0-d integer arrays, as SB3's
-    ``predict`` returns) pass; names, floats and bools raise :class:`ActionTypeError`."""
-    if type(action) is int:  # the common case, first
-        return action
-    if isinstance(action, (bool, np.bool_)):
-        raise ActionTypeError(f"actions are integer ids 0..{A.NUM_ACTIONS - 1}, got the bool {action!r}")
-    try:
-        return operator.index(action)
-    except TypeError:
-        pass
-    if isinstance(action, str):
-        try:
-            hint = f" (here: {A.action_from_name(action)})"
-        except ValueError:
-            hint = ""
-        raise ActionTypeError(f"actions are integer ids 0..{A.NUM_ACTIONS - 1}, got the string {action!r}; "
-                              f"use env.action_from_name({action!r}) to get its id{hint}") from None
-    raise ActionTypeError(f"actions are integer ids 0..{A.NUM_ACTIONS - 1}, got {type(action).__name__} "
-                          f"{action!r}; pass int(...) of an id (env.action_from_name(name) gives one)") from None
 
 
 class raw_env(GameEnvExtras, AECEnv):  # noqa: N801 - PettingZoo naming convention
@@ -83,6 +49,8 @@ class raw_env(GameEnvExtras, AECEnv):  # noqa: N801 - PettingZoo naming conventi
 
     _actions = A  # GameEnvExtras: SPEC §7 names
     _save_position = staticmethod(save_position)  # GameEnvExtras: SPEC §8 positions
+    _reset_options = RESET_OPTIONS  # GameEnvExtras: the reset option check
+    _position_keys = POSITION_KEYS
     metadata = {"name": "five_towers_v0", "render_modes": ["human", "ansi", "rgb_array"], "is_parallelizable": False,
                 "render_fps": 1}
 
@@ -96,52 +64,26 @@ class raw_env(GameEnvExtras, AECEnv):  # noqa: N801 - PettingZoo naming conventi
             raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
         if observation not in OBSERVATIONS:
             raise ValueError(f"observation must be one of {OBSERVATIONS}, got {observation!r}")
-        self.num_players = int(num_players)
         self.variant = variant
         self.render_mode = render_mode
         self.explicit = bool(explicit)
         self.reward_mode = reward
         self.observation_mode = observation
-        self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
-        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         if observation == "dict":
             inner: spaces.Space = dict_observation_space(action_mask=False)
         else:
             inner = spaces.Box(low=-1.0, high=2.0, shape=(OBS_SIZE,), dtype=np.float32)
-        obs_space = spaces.Dict({
-            "observation": inner,
-            "action_mask": spaces.Box(low=0, high=1, shape=(A.NUM_ACTIONS,), dtype=np.int8),
-        })
-        self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(A.NUM_ACTIONS) for a in self.possible_agents}
-        self._rng = np.random.default_rng()
+        self._init_agents(num_players, inner)
         self._seat_cache = SeatCache()
-        # the infos' arrays before the game ends: shared, read-only
-        self._no_scores = np.zeros(self.num_players, dtype=np.int64)
-        self._no_winners = np.zeros(self.num_players, dtype=bool)
-        self._no_scores.flags.writeable = self._no_winners.flags.writeable = False
         self.game: GameState | None = None
 
     # -- PettingZoo API -----------------------------------------------------------------
-
-    def observation_space(self, agent: str) -> spaces.Space:
-        """The (shared) observation space: the flat vector (or the structured dict) and the int8 action mask."""
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        """``Discrete(NUM_ACTIONS)``, the same for every phase and both variants."""
-        return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Start a new game; ``options={"position": {...}}`` starts from a SPEC §8 position with
         this environment's player count and variant, ``options={"start_player": k}`` a new game with
         seat ``k`` to start. Bad options raise (``PositionError`` for a position) and change nothing."""
-        options = {} if options is None else options
-        if not isinstance(options, dict):
-            raise TypeError(f"options must be a dict (keys: {', '.join(RESET_OPTIONS)}), got {type(options).__name__}")
-        unknown = sorted(map(str, set(options) - set(RESET_OPTIONS)))
-        if unknown:
-            self._unknown_options(unknown)
+        options = self._reset_options_of(options)
         if "position" in options and "start_player" in options:
             raise ValueError("reset options 'position' and 'start_player' exclude each other: "
                              "a position names its own start_player")
@@ -156,31 +98,7 @@ class raw_env(GameEnvExtras, AECEnv):  # noqa: N801 - PettingZoo naming conventi
         else:
             game = GameState.new_game(self.num_players, self.variant, rng,
                                       start_player=options.get("start_player", 0))
-        self._rng = rng
-        self.game = game
-        self.agents = self.possible_agents[:]
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
-        self._advance()
-
-    @staticmethod
-    def _unknown_options(unknown: list[str]) -> None:
-        """A misspelt option (``"postion"``) or a position's own keys passed as options raise
-        ``ValueError`` listing the known options; any other unknown key only warns, because
-        PettingZoo's ``api_test`` resets with an arbitrary option and requires it to pass."""
-        known = ", ".join(RESET_OPTIONS)
-        near = {k: difflib.get_close_matches(k.lower(), RESET_OPTIONS, n=1, cutoff=0.75) for k in unknown}
-        if any(near.values()):
-            meant = "; ".join(f"{k!r}: did you mean {m[0]!r}?" for k, m in near.items() if m)
-            raise ValueError(f"unknown reset option(s) {', '.join(map(repr, unknown))} ({meant}); known: {known}")
-        if set(unknown) & set(POSITION_KEYS):
-            raise ValueError(f"unknown reset option(s) {', '.join(map(repr, unknown))}; known: {known} "
-                             "(a position goes in as options={'position': {...}})")
-        warnings.warn(f"reset() ignores unknown option(s) {', '.join(map(repr, unknown))}; known: {known}",
-                      stacklevel=3)
+        self._start(game, rng)
 
     def _check_position_setup(self, pos: dict) -> None:
         """A position must be for this environment's player count and variant (its agents and spaces
@@ -206,22 +124,6 @@ class raw_env(GameEnvExtras, AECEnv):  # noqa: N801 - PettingZoo naming conventi
             return {"observation": split_flat(vector), "action_mask": mask}
         return {"observation": vector, "action_mask": mask}
 
-    def step(self, action: int | None) -> None:
-        """Apply the selected agent's action; an illegal one raises ``IllegalActionError`` and changes nothing."""
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        if action is None:
-            raise IllegalActionError(self.game.illegal_message(-1) + " (got None for a live agent)")
-        self.game.apply_action(_action_id(action))
-        self._cumulative_rewards[agent] = 0.0
-        self._advance()
-        if self.game.phase == GAME_OVER:  # before the end every reward is 0.0: nothing to add
-            self._accumulate_rewards()
-        if self.render_mode == "human":
-            self.render()
-
     def _advance(self) -> None:
         """Apply forced single-choice decisions (unless explicit) and publish the new turn."""
         game = self.game
@@ -231,28 +133,13 @@ class raw_env(GameEnvExtras, AECEnv):  # noqa: N801 - PettingZoo naming conventi
                 if len(legal) != 1:
                     break
                 game.apply_action(legal[0])
-        phase = PHASE_NAMES[game.phase]
         if game.phase == GAME_OVER:
-            scores = game.scores()
-            winners = game.winners()
-            returns = self._final_rewards(scores, winners)
-            score_array = np.array(scores, dtype=np.int64)
-            winner_array = np.zeros(self.num_players, dtype=bool)
-            winner_array[winners] = True
-            for i, a in enumerate(self.agents):
-                self.rewards[a] = returns[i]
-                self.terminations[a] = True
-                self.infos[a] = {"phase": phase, "score": int(scores[i]), "scores": score_array.copy(),
-                                 "winners": winner_array.copy()}
+            self._publish_end(self._final_rewards(game.scores(), game.winners()))
             # the seat that ended the game stays selected; _was_dead_step walks the rest
             if getattr(self, "agent_selection", None) not in self.agents:
                 self.agent_selection = self.agents[0]
         else:
-            # rewards stay 0.0 until the game ends (reset() starts them at 0.0)
-            infos, no_scores, no_winners = self.infos, self._no_scores, self._no_winners
-            for a in self.agents:
-                infos[a] = {"phase": phase, "score": 0, "scores": no_scores, "winners": no_winners}
-            self.agent_selection = self.possible_agents[game.current_player]
+            self._publish_live(PHASE_NAMES[game.phase], game.current_player)
 
     def _final_rewards(self, scores: list[int], winners: list[int]) -> list[float]:
         if self.reward_mode == "margin":
@@ -275,3 +162,6 @@ def env(**kwargs: Any) -> AECEnv:
     """``raw_env`` wrapped as PettingZoo classic environments are: illegal moves end the game with
     -1 for the offender, out-of-bounds actions are caught, and the agent order is enforced."""
     return wrap_env(raw_env(**kwargs))
+
+
+__all__ = ["raw_env", "env", "ActionTypeError", "INFO_KEYS", "RENDER_MODES", "RESET_OPTIONS", "REWARDS", "OBSERVATIONS"]
