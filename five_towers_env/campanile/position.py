@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ..engine.position import PositionError
+from ..position_checks import PositionError, flag, is_int as _is_int, one_of, player_count, seat as seat_field
 from .rules import (
     BET_CHIPS, CHIP_VALUES, CHIPS, HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, NUM_PILES, NUM_TOWERS, STOREYS, TOWERS,
     VARIANTS, cards_per_style, tower_index,
@@ -22,10 +22,6 @@ POSITION_KEYS = ("game", "variant", "num_players", "to_act", "phase", "played", 
 REQUIRED_KEYS = ("game", "num_players", "hands", "piles")
 PLAYED_KEYS = ("tower", "storeys")
 GAME = "campanile"
-
-
-def _is_int(x: object) -> bool:
-    return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
 
 
 def _cards(value: object, where: str) -> list[int]:
@@ -147,26 +143,12 @@ def load_position(pos: dict[str, Any], rng: np.random.Generator | None = None) -
         raise PositionError(f"the position lacks required key(s) {missing} (required: {', '.join(REQUIRED_KEYS)})")
     if pos["game"] != GAME:
         raise PositionError(f"'game' must be {GAME!r} for a Campanile position, got {pos['game']!r}")
-    variant = pos.get("variant", "pile")
-    if variant not in VARIANTS:
-        raise PositionError(f"'variant' must be one of {', '.join(VARIANTS)}, got {variant!r}")
-    bet_chip = pos.get("bet_chip", "at_least")
-    if bet_chip not in BET_CHIPS:
-        raise PositionError(f"'bet_chip' must be one of {', '.join(BET_CHIPS)}, got {bet_chip!r}")
-    n = pos["num_players"]
-    if not _is_int(n) or not MIN_PLAYERS <= n <= MAX_PLAYERS:
-        raise PositionError(f"'num_players' must be an integer {MIN_PLAYERS}..{MAX_PLAYERS}, got {n!r}")
-    n = int(n)
-    to_act = pos.get("to_act", 0)
-    if not _is_int(to_act) or not 0 <= to_act < n:
-        raise PositionError(f"'to_act' must be a seat 0..{n - 1}, got {to_act!r}")
-    phase_name = pos.get("phase", "play")
-    if phase_name not in PHASE_NAMES[:2]:
-        raise PositionError(f"'phase' must be 'play' or 'bet', got {phase_name!r}")
-    phase = PHASE_NAMES.index(phase_name)
-    done = pos.get("done", False)
-    if not isinstance(done, bool):
-        raise PositionError(f"'done' must be true or false, got {done!r}")
+    variant = one_of(pos, "variant", "pile", VARIANTS)
+    bet_chip = one_of(pos, "bet_chip", "at_least", BET_CHIPS)
+    n = player_count(pos, MIN_PLAYERS, MAX_PLAYERS)
+    to_act = seat_field(pos, "to_act", n)
+    phase = PHASE_NAMES.index(one_of(pos, "phase", "play", PHASE_NAMES[:2]))
+    done = flag(pos, "done")
     if done and phase == Phase.BET:
         raise PositionError("a finished game ('done': true) is in the play phase (SPEC C3): "
                             "'phase': 'bet' cannot be done")

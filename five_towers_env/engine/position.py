@@ -8,15 +8,12 @@ import numpy as np
 from .cards import (
     CARD_NAMES, NUM_TYPES, NUM_VALUES, TYPES, can_place, card_set_counts, counts_of, parse_card, parse_type,
 )
+from ..position_checks import PositionError, flag, is_int as _is_int, one_of, player_count, seat
 from .state import MAX_PLAYERS, MIN_PLAYERS, VARIANTS, GameState, Phase
 
 POSITION_KEYS = ("variant", "num_players", "start_player", "display", "deck", "discard", "rest",
                  "deck_ran_out", "players")
 PLAYER_KEYS = ("towers", "teardown")
-
-
-class PositionError(ValueError):
-    """A position that breaks SPEC §8; the message names what is wrong."""
 
 
 def _card_list(pos: dict, key: str) -> list[int]:
@@ -27,10 +24,6 @@ def _card_list(pos: dict, key: str) -> list[int]:
         return [parse_card(name) for name in value]
     except ValueError as e:
         raise PositionError(f"'{key}': {e}") from None
-
-
-def _is_int(x: object) -> bool:
-    return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
 
 
 def check_tower(values: list, where: str) -> tuple[int, ...]:
@@ -92,22 +85,11 @@ def load_position(pos: dict[str, Any], rng: np.random.Generator) -> GameState:
     if unknown:
         hint = " (a mid-round position with a hand is not a round start)" if "hand" in unknown else ""
         raise PositionError(f"unknown position keys {sorted(unknown)}{hint}; allowed: {', '.join(POSITION_KEYS)}")
-    variant = pos.get("variant", "base")
-    if variant not in VARIANTS:
-        raise PositionError(f"'variant' must be one of {', '.join(VARIANTS)}, got {variant!r}")
-    n = pos.get("num_players")
-    if not _is_int(n) or not MIN_PLAYERS <= n <= MAX_PLAYERS:
-        raise PositionError(f"'num_players' must be an integer {MIN_PLAYERS}..{MAX_PLAYERS}, got {n!r}")
-    n = int(n)
-    start = pos.get("start_player", 0)
-    if not _is_int(start) or not 0 <= start < n:
-        raise PositionError(f"'start_player' must be a seat 0..{n - 1}, got {start!r}")
-    rest = pos.get("rest", "deck")
-    if rest not in ("deck", "discard"):
-        raise PositionError(f"'rest' must be 'deck' or 'discard', got {rest!r}")
-    ran_out = pos.get("deck_ran_out", False)
-    if not isinstance(ran_out, bool):
-        raise PositionError(f"'deck_ran_out' must be true or false, got {ran_out!r}")
+    variant = one_of(pos, "variant", "base", VARIANTS)
+    n = player_count(pos, MIN_PLAYERS, MAX_PLAYERS)
+    start = seat(pos, "start_player", n)
+    rest = one_of(pos, "rest", "deck", ("deck", "discard"))
+    ran_out = flag(pos, "deck_ran_out")
     display = _card_list(pos, "display")
     if not display:
         raise PositionError("'display' is empty: a game that is over is not a round start")
