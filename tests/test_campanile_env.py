@@ -408,6 +408,58 @@ def test_observation_pieces_of_a_known_position():
     assert not v[OFFSETS["seat3.present"][0]:].any()
 
 
+# Seat 1 backs A (5 storeys) alone, seat 0 backs B (4) alone: 8 points to 6 if the game ended now.
+# Pile 1 holds one card, so any play of one storey ends the game after its bet (SPEC C3.3).
+_END_POSITION = {"game": "campanile", "num_players": 2, "to_act": 0, "phase": "play",
+                 "heights": [5, 4, 0, 0, 0], "bets": {"A": [[1, 3]], "B": [[0, 1]]},
+                 "chips": [[4, 3, 1], [5, 3, 0]], "hands": [["C", "D", "E"], ["A", "B", "C"]],
+                 "piles": [["D"], ["E", "E"], ["C", "B", "B"]]}  # face up: D, E, B
+
+
+def _end_pieces(position, observer):
+    from five_towers_env.campanile import load_position
+    from five_towers_env.campanile.observation import OFFSETS
+
+    v = encode(load_position(position), observer)
+    out = {}
+    for name in ("ends_game", "end_share", "gives_end"):
+        start, size = OFFSETS[name]
+        out[name] = {a: float(x) for a, x in enumerate(v[start:start + size]) if x}
+    return out
+
+
+def test_end_pieces_in_the_play_phase():
+    got = _end_pieces(_END_POSITION, 0)
+    play = A.play_action
+    C, D, E = 2, 3, 4
+    assert got["ends_game"] == {play(C, 1): 1.0, play(D, 1): 1.0, play(E, 1): 1.0}
+    # C 1: C rises to third, D is fourth (2/1): a chip on D ties 8-8. D 1 or E 1: that tower is
+    # third (4/2), and a chip on it wins 10-8. Without a bet seat 0 would lose.
+    assert got["end_share"] == {play(C, 1): 0.5, play(D, 1): 1.0, play(E, 1): 1.0}
+    # every other play leaves a pile at one card (pile 1 untouched, or pile 2 drawn down to one)
+    assert got["gives_end"] == {play(t, k): 1.0 for t in (C, D, E) for k in (2, 3)}
+
+
+def test_end_pieces_in_the_bet_phase_and_for_an_observer_not_on_move():
+    pos = dict(_END_POSITION, phase="bet", played={"tower": "C", "storeys": 1}, heights=[5, 4, 1, 0, 0],
+               hands=[["D", "E"], ["A", "B", "C"]])
+    got = _end_pieces(pos, 0)
+    B, D, E = 1, 3, 4
+    legal = [A.NO_BET] + [A.bet_action(v, t) for t in (B, D, E) for v in (1, 2, 3)]
+    assert got["ends_game"] == {a: 1.0 for a in legal}
+    assert got["end_share"] == {A.bet_action(v, D): 0.5 for v in (1, 2, 3)}  # only a chip on D ties
+    assert got["gives_end"] == {}
+    for position in (_END_POSITION, pos):
+        assert _end_pieces(position, 1) == {"ends_game": {}, "end_share": {}, "gives_end": {}}
+
+
+def test_gives_end_only_for_plays_that_leave_a_pile_at_one_card():
+    pos = dict(_END_POSITION, piles=[["D", "A", "A"], ["E", "E"], ["C", "B", "B", "C"]])
+    got = _end_pieces(pos, 0)
+    assert got["ends_game"] == {} and got["end_share"] == {}
+    assert got["gives_end"] == {A.play_action(t, 2): 1.0 for t in (2, 3, 4)}
+
+
 # -- docs -----------------------------------------------------------------------------------
 
 def test_doc_observation_table_matches_code():

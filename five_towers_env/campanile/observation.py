@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..layout import describe_vector, offsets_of, table_rows
+from .actions import NO_BET, NUM_ACTIONS
 from .rules import CARDS_PER_STYLE, CHIPS, FLAGS, HAND_SIZE, MAX_HEIGHT, MAX_PLAYERS, NUM_PILES, NUM_TOWERS, TOWERS, \
     pile_size
 from .state import CampanileState
@@ -19,6 +20,7 @@ MAX_SEATS = MAX_PLAYERS
 MAX_STAKE = sum(v * c for v, c in zip((1, 2, 3), CHIPS))  # 14: all of a seat's chips under one tower
 MAX_SCORE = sum(high for high, _ in FLAGS)                 # 20: every flag's higher number
 MAX_PILE = pile_size(MAX_PLAYERS)                          # 18
+NUM_PLAYS = NO_BET                                         # 15: the play ids come first
 
 GLOBAL_PIECES: tuple[tuple[str, int, str], ...] = (
     ("phase", 3, "one-hot: play, bet, game_over"),
@@ -38,6 +40,15 @@ GLOBAL_PIECES: tuple[tuple[str, int, str], ...] = (
      f"per style, cards the observer cannot locate (pile cards below the face-up ones, other players' "
      f"unrevealed cards, set-aside leftovers) / {CARDS_PER_STYLE}"),
     ("cards_played", NUM_TOWERS, f"per style, cards played so far this game / {CARDS_PER_STYLE}"),
+    ("ends_game", NUM_ACTIONS,
+     "observer on move: per action id, 1 if the action is legal and its turn's draw empties a pile, "
+     "ending the game (C3.3); zeros for an observer not on move"),
+    ("end_share", NUM_ACTIONS,
+     "observer on move: per action id that ends the game, the observer's win share at that end (1 sole win, "
+     "1/j shared by j, 0 loss); for a play, the best over the bets the engine then allows"),
+    ("gives_end", NUM_PLAYS,
+     "observer on move, play phase: per play id, 1 if after it and its draw a pile holds one card without "
+     "the game having ended, so the next player can end it"),
 )
 
 SEAT_PIECES: tuple[tuple[str, int, str], ...] = (
@@ -92,6 +103,7 @@ _PHASE, _VARIANT, _EXACT, _NPLAYERS, _TO_ACT = _O["phase"], _O["variant"], _O["b
 _PLAYED_T, _PLAYED_K, _HEIGHTS, _RANK = _O["played_tower"], _O["played_storeys"], _O["heights"], _O["flag_rank"]
 _FACE, _PSIZE, _HAND, _UNSEEN, _CPLAYED = _O["face_up"], _O["pile_sizes"], _O["hand"], _O["unseen"], \
     _O["cards_played"]
+_ENDS, _END_SHARE, _GIVES_END = _O["ends_game"], _O["end_share"], _O["gives_end"]
 _SEAT0 = _O["seat0.present"]
 _S_CHIPS, _S_REVEALED, _S_STAKE, _S_PREC, _S_SCORE = (_O[f"seat0.{n}"] - _SEAT0 for n in
                                                        ("chips", "revealed", "stake", "precedence", "score"))
@@ -152,7 +164,49 @@ def encode(state: CampanileState, observer: int) -> np.ndarray:
                 v[o + _S_STAKE + t] = stake / MAX_STAKE
                 v[o + _S_PREC + t] = (MAX_SEATS - first) / MAX_SEATS
         v[o + _S_SCORE] = scores[p] / MAX_SCORE
+    if not state.done and state.current_player == observer:
+        _end_pieces(state, observer, v)
     return np.array(v, dtype=np.float32)
+
+
+def _win_share(state: CampanileState, seat: int) -> float:
+    winners = state.winners()
+    return 1.0 / len(winners) if seat in winners else 0.0
+
+
+def _end_pieces(state: CampanileState, seat: int, v: list[float]) -> None:
+    """Fill ``ends_game``, ``end_share`` and ``gives_end`` for the player on move.
+
+    The game ends only when a draw empties a pile, so nothing is computed unless a pile holds one
+    card (or, for ``gives_end``, two). Outcomes come from the engine itself (a clone per action),
+    so the rules stay in one place; only public cards and the observer's hand are involved.
+    """
+    sizes = [len(p) for p in state.piles]
+    if min(sizes) > 2:
+        return
+    if state.played_storeys:  # bet phase: the draw that follows comes from pile `played_storeys`
+        if sizes[state.played_storeys - 1] == 1:
+            for a in state.legal_actions():
+                after = state.clone()
+                after.apply_action(a)
+                v[_ENDS + a] = 1.0
+                v[_END_SHARE + a] = _win_share(after, seat)
+        return
+    for a in state.legal_actions():
+        k = a % 3 + 1  # play ids run by storeys 1, 2, 3 within a tower
+        left = sizes[k - 1] - 1
+        if left == 0:
+            played = state.clone()
+            played.apply_action(a)
+            best = 0.0
+            for b in played.legal_actions():
+                after = played.clone()
+                after.apply_action(b)
+                best = max(best, _win_share(after, seat))
+            v[_ENDS + a] = 1.0
+            v[_END_SHARE + a] = best
+        elif left == 1 or any(n == 1 for i, n in enumerate(sizes) if i != k - 1):
+            v[_GIVES_END + a] = 1.0
 
 
 def describe(vector: np.ndarray, nonzero_only: bool = True) -> str:
