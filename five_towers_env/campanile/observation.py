@@ -13,7 +13,7 @@ import numpy as np
 from ..layout import describe_vector, offsets_of, table_rows
 from .actions import NO_BET, NUM_ACTIONS
 from .rules import CARDS_PER_STYLE, CHIPS, FLAGS, HAND_SIZE, MAX_HEIGHT, MAX_PLAYERS, NUM_PILES, NUM_TOWERS, TOWERS, \
-    pile_size
+    flag_order, pile_size, score_in_order
 from .state import CampanileState
 
 MAX_SEATS = MAX_PLAYERS
@@ -49,6 +49,10 @@ GLOBAL_PIECES: tuple[tuple[str, int, str], ...] = (
     ("gives_end", NUM_PLAYS,
      "observer on move, play phase: per play id, 1 if after it and its draw a pile holds one card without "
      "the game having ended, so the next player can end it"),
+    ("rival_end", NUM_PLAYS,
+     "observer on move, play phase: per play id with gives_end, the best win share the next player could "
+     "take by ending the game at once (any style they may hold, any chip they may bet; the observer's bet "
+     "left out); 0 otherwise"),
 )
 
 SEAT_PIECES: tuple[tuple[str, int, str], ...] = (
@@ -103,7 +107,7 @@ _PHASE, _VARIANT, _EXACT, _NPLAYERS, _TO_ACT = _O["phase"], _O["variant"], _O["b
 _PLAYED_T, _PLAYED_K, _HEIGHTS, _RANK = _O["played_tower"], _O["played_storeys"], _O["heights"], _O["flag_rank"]
 _FACE, _PSIZE, _HAND, _UNSEEN, _CPLAYED = _O["face_up"], _O["pile_sizes"], _O["hand"], _O["unseen"], \
     _O["cards_played"]
-_ENDS, _END_SHARE, _GIVES_END = _O["ends_game"], _O["end_share"], _O["gives_end"]
+_ENDS, _END_SHARE, _GIVES_END, _RIVAL_END = _O["ends_game"], _O["end_share"], _O["gives_end"], _O["rival_end"]
 _SEAT0 = _O["seat0.present"]
 _S_CHIPS, _S_REVEALED, _S_STAKE, _S_PREC, _S_SCORE = (_O[f"seat0.{n}"] - _SEAT0 for n in
                                                        ("chips", "revealed", "stake", "precedence", "score"))
@@ -207,6 +211,49 @@ def _end_pieces(state: CampanileState, seat: int, v: list[float]) -> None:
             v[_END_SHARE + a] = best
         elif left == 1 or any(n == 1 for i, n in enumerate(sizes) if i != k - 1):
             v[_GIVES_END + a] = 1.0
+            after = list(sizes)
+            after[k - 1] = left
+            v[_RIVAL_END + a] = _rival_end_share(state, seat, a // 3, k, after)
+
+
+def _rival_end_share(state: CampanileState, seat: int, tower: int, storeys: int, sizes: list[int]) -> float:
+    """The next player's best win share from ending the game on their turn, after ``seat`` raised
+    ``tower`` by ``storeys`` and drew (pile sizes now ``sizes``), without a bet by ``seat``.
+
+    The next player may hold any style ``seat`` cannot rule out (unseen, or known in their hand);
+    they may bet on the face-up towers ``seat`` can see now (the pile just drawn from shows a card
+    not yet known), per SPEC C3.2. Scores come from the rules' own ``score_in_order``.
+    """
+    n = state.num_players
+    rival = (seat + 1) % n
+    heights = list(state.heights)
+    heights[tower] += storeys
+    unseen = state.unseen_counts(seat)
+    styles = [t for t in range(NUM_TOWERS) if unseen[t] > 0 or t in state.revealed[rival]]
+    held = state.chips[rival]
+    face = sorted({p[-1] for i, p in enumerate(state.piles) if p and i != storeys - 1})
+    bets = state.bets
+    best = 0.0
+    for e in range(NUM_PILES):
+        if sizes[e] != 1:
+            continue
+        k = e + 1
+        wanted = (k,) if state.bet_chip == "exact" else range(k, 4)
+        values = [v for v in wanted if held[v - 1]]
+        for u in styles:
+            h2 = list(heights)
+            h2[u] += k
+            order = flag_order(h2)
+            towers = (u,) if state.variant == "played" else face
+            options = [bets] + [bets[:t] + [bets[t] + ((rival, v),)] + bets[t + 1:] for t in towers for v in values]
+            for nb in options:
+                scores = score_in_order(order, nb, n)
+                top = max(scores)
+                if scores[rival] == top:
+                    best = max(best, 1.0 / scores.count(top))
+                    if best == 1.0:
+                        return 1.0
+    return best
 
 
 def describe(vector: np.ndarray, nonzero_only: bool = True) -> str:
