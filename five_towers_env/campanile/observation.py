@@ -11,9 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..layout import describe_vector, offsets_of, table_rows
-from .actions import NO_BET, NUM_ACTIONS
+from .actions import BET, NO_BET, NUM_ACTIONS
 from .rules import CARDS_PER_STYLE, CHIPS, FLAGS, HAND_SIZE, MAX_HEIGHT, MAX_PLAYERS, NUM_PILES, NUM_TOWERS, TOWERS, \
-    flag_order, pile_size, score_in_order
+    backers, pile_size, score_backed
+from .endgame import next_player_endings
 from .state import CampanileState
 
 MAX_SEATS = MAX_PLAYERS
@@ -173,28 +174,41 @@ def encode(state: CampanileState, observer: int) -> np.ndarray:
     return np.array(v, dtype=np.float32)
 
 
-def _win_share(state: CampanileState, seat: int) -> float:
-    winners = state.winners()
-    return 1.0 / len(winners) if seat in winners else 0.0
+def _share(scores: list[int], seat: int) -> float:
+    """``seat``'s win share with these final scores: 1 sole win, 1/j shared by j, 0 loss (SPEC C4)."""
+    top = max(scores)
+    return 1.0 / scores.count(top) if scores[seat] == top else 0.0
+
+
+def _bet_share(state: CampanileState, seat: int, bet: int, order: list[int], backed: list) -> float:
+    """``seat``'s win share if the game ended after ``bet`` (the bet phase of ``state``; the draw
+    that ends the game scores nothing), the towers in flag ``order`` and ``backed`` the towers'
+    backers before the bet."""
+    if bet != NO_BET:
+        t, v = divmod(bet - BET, 3)
+        backed = list(backed)
+        backed[t] = backers(state.bets[t] + ((seat, v + 1),))
+    return _share(score_backed(order, backed, state.num_players), seat)
 
 
 def _end_pieces(state: CampanileState, seat: int, v: list[float]) -> None:
-    """Fill ``ends_game``, ``end_share`` and ``gives_end`` for the player on move.
+    """Fill ``ends_game``, ``end_share``, ``gives_end`` and ``rival_end`` for the player on move.
 
     The game ends only when a draw empties a pile, so nothing is computed unless a pile holds one
-    card (or, for ``gives_end``, two). Outcomes come from the engine itself (a clone per action),
-    so the rules stay in one place; only public cards and the observer's hand are involved.
+    card (or, for ``gives_end``, two). The legal bets after a play come from the engine (a clone
+    with the play applied) and the scores from the rules' ``score_backed``; only public cards
+    and the observer's hand are involved.
     """
     sizes = [len(p) for p in state.piles]
     if min(sizes) > 2:
         return
+    backed = [backers(b) for b in state.bets]  # a play changes no chips: the same for every action
     if state.played_storeys:  # bet phase: the draw that follows comes from pile `played_storeys`
         if sizes[state.played_storeys - 1] == 1:
+            order = state.flag_order()
             for a in state.legal_actions():
-                after = state.clone()
-                after.apply_action(a)
                 v[_ENDS + a] = 1.0
-                v[_END_SHARE + a] = _win_share(after, seat)
+                v[_END_SHARE + a] = _bet_share(state, seat, a, order, backed)
         return
     for a in state.legal_actions():
         k = a % 3 + 1  # play ids run by storeys 1, 2, 3 within a tower
@@ -202,13 +216,9 @@ def _end_pieces(state: CampanileState, seat: int, v: list[float]) -> None:
         if left == 0:
             played = state.clone()
             played.apply_action(a)
-            best = 0.0
-            for b in played.legal_actions():
-                after = played.clone()
-                after.apply_action(b)
-                best = max(best, _win_share(after, seat))
+            order = played.flag_order()
             v[_ENDS + a] = 1.0
-            v[_END_SHARE + a] = best
+            v[_END_SHARE + a] = max(_bet_share(played, seat, b, order, backed) for b in played.legal_actions())
         elif left == 1 or any(n == 1 for i, n in enumerate(sizes) if i != k - 1):
             v[_GIVES_END + a] = 1.0
             after = list(sizes)
@@ -218,41 +228,16 @@ def _end_pieces(state: CampanileState, seat: int, v: list[float]) -> None:
 
 def _rival_end_share(state: CampanileState, seat: int, tower: int, storeys: int, sizes: list[int]) -> float:
     """The next player's best win share from ending the game on their turn, after ``seat`` raised
-    ``tower`` by ``storeys`` and drew (pile sizes now ``sizes``), without a bet by ``seat``.
-
-    The next player may hold any style ``seat`` cannot rule out (unseen, or known in their hand);
-    they may bet on the face-up towers ``seat`` can see now (the pile just drawn from shows a card
-    not yet known), per SPEC C3.2. Scores come from the rules' own ``score_in_order``.
-    """
-    n = state.num_players
-    rival = (seat + 1) % n
+    ``tower`` by ``storeys``, made no bet and drew (pile sizes now ``sizes``): see
+    :func:`~five_towers_env.campanile.endgame.next_player_endings`."""
     heights = list(state.heights)
     heights[tower] += storeys
-    unseen = state.unseen_counts(seat)
-    styles = [t for t in range(NUM_TOWERS) if unseen[t] > 0 or t in state.revealed[rival]]
-    held = state.chips[rival]
-    face = sorted({p[-1] for i, p in enumerate(state.piles) if p and i != storeys - 1})
-    bets = state.bets
+    rival = (seat + 1) % state.num_players
     best = 0.0
-    for e in range(NUM_PILES):
-        if sizes[e] != 1:
-            continue
-        k = e + 1
-        wanted = (k,) if state.bet_chip == "exact" else range(k, 4)
-        values = [v for v in wanted if held[v - 1]]
-        for u in styles:
-            h2 = list(heights)
-            h2[u] += k
-            order = flag_order(h2)
-            towers = (u,) if state.variant == "played" else face
-            options = [bets] + [bets[:t] + [bets[t] + ((rival, v),)] + bets[t + 1:] for t in towers for v in values]
-            for nb in options:
-                scores = score_in_order(order, nb, n)
-                top = max(scores)
-                if scores[rival] == top:
-                    best = max(best, 1.0 / scores.count(top))
-                    if best == 1.0:
-                        return 1.0
+    for scores in next_player_endings(state, seat, heights, state.bets, sizes, storeys):
+        best = max(best, _share(scores, rival))
+        if best == 1.0:
+            break
     return best
 
 
