@@ -393,6 +393,123 @@ def test_observation_pieces_of_a_known_position():
     assert not v[OFFSETS["seat3.present"][0]:].any()
 
 
+# Seat 1 backs A (5 storeys) alone, seat 0 backs B (4) alone: 8 points to 6 if the game ended now.
+# Pile 1 holds one card, so any play of one storey ends the game after its bet (SPEC C3.3).
+_END_POSITION = {"game": "campanile", "num_players": 2, "to_act": 0, "phase": "play",
+                 "heights": [5, 4, 0, 0, 0], "bets": {"A": [[1, 3]], "B": [[0, 1]]},
+                 "chips": [[4, 3, 1], [5, 3, 0]], "hands": [["C", "D", "E"], ["A", "B", "C"]],
+                 "piles": [["D"], ["E", "E"], ["C", "B", "B"]]}  # face up: D, E, B
+
+
+def _end_pieces(position, observer):
+    from five_towers_env.campanile import load_position
+    from five_towers_env.campanile.observation import OFFSETS
+
+    v = encode(load_position(position), observer)
+    out = {}
+    for name in ("ends_game", "end_share", "gives_end", "rival_end"):
+        start, size = OFFSETS[name]
+        out[name] = {a: float(x) for a, x in enumerate(v[start:start + size]) if x}
+    return out
+
+
+def test_end_pieces_in_the_play_phase():
+    got = _end_pieces(_END_POSITION, 0)
+    play = A.play_action
+    C, D, E = 2, 3, 4
+    assert got["ends_game"] == {play(C, 1): 1.0, play(D, 1): 1.0, play(E, 1): 1.0}
+    # C 1: C rises to third, D is fourth (2/1): a chip on D ties 8-8. D 1 or E 1: that tower is
+    # third (4/2), and a chip on it wins 10-8. Without a bet seat 0 would lose.
+    assert got["end_share"] == {play(C, 1): 0.5, play(D, 1): 1.0, play(E, 1): 1.0}
+    # every other play leaves a pile at one card (pile 1 untouched, or pile 2 drawn down to one)
+    assert got["gives_end"] == {play(t, k): 1.0 for t in (C, D, E) for k in (2, 3)}
+
+
+def test_end_pieces_in_the_bet_phase_and_for_an_observer_not_on_move():
+    pos = dict(_END_POSITION, phase="bet", played={"tower": "C", "storeys": 1}, heights=[5, 4, 1, 0, 0],
+               hands=[["D", "E"], ["A", "B", "C"]])
+    got = _end_pieces(pos, 0)
+    B, D, E = 1, 3, 4
+    legal = [A.NO_BET] + [A.bet_action(v, t) for t in (B, D, E) for v in (1, 2, 3)]
+    assert got["ends_game"] == {a: 1.0 for a in legal}
+    assert got["end_share"] == {A.bet_action(v, D): 0.5 for v in (1, 2, 3)}  # only a chip on D ties
+    assert got["gives_end"] == {}
+    for position in (_END_POSITION, pos):
+        assert _end_pieces(position, 1) == {"ends_game": {}, "end_share": {}, "gives_end": {}, "rival_end": {}}
+
+
+def test_gives_end_only_for_plays_that_leave_a_pile_at_one_card():
+    pos = dict(_END_POSITION, piles=[["D", "A", "A"], ["E", "E"], ["C", "B", "B", "C"]])
+    got = _end_pieces(pos, 0)
+    assert got["ends_game"] == {} and got["end_share"] == {}
+    assert got["gives_end"] == {A.play_action(t, 2): 1.0 for t in (2, 3, 4)}
+
+
+def test_gives_end_and_rival_end_of_a_known_position():
+    pos = dict(_END_POSITION, piles=[["D", "A", "A"], ["E", "E"], ["C", "B", "B", "C"]])
+    got = _end_pieces(pos, 0)
+    # seat 1 leads 8-6 and ends the game with any two-storey play after seat 0 draws pile 2 down to one
+    assert got["rival_end"] == {A.play_action(t, 2): 1.0 for t in (2, 3, 4)}
+
+
+def _rival_end_by_the_engine(state, seat, play):
+    """rival_end's definition played out on the engine: seat plays and makes no bet, then the next
+    player, given each style they may hold, ends the game with every ending play and every bet on
+    a tower seat saw face up (not the pile just drawn from)."""
+    k = play % 3 + 1
+    face = {p[-1] for i, p in enumerate(state.piles) if p and i != k - 1}
+    s1 = state.clone()
+    s1.apply_action(play)
+    s1.apply_action(A.NO_BET)
+    rival = s1.current_player
+    unseen = state.unseen_counts(seat)
+    best = 0.0
+    for u in range(5):
+        if not (unseen[u] or u in state.revealed[rival]):
+            continue
+        for e, pile in enumerate(s1.piles):
+            if len(pile) != 1:
+                continue
+            s2 = s1.clone()
+            s2.hands[rival] = tuple(sorted(s2.hands[rival][1:] + (u,)))
+            s2._legal = None
+            s2.apply_action(A.play_action(u, e + 1))
+            for b in s2.legal_actions():
+                if b != A.NO_BET and s2.variant == "pile" and (b - A.BET) // 3 not in face:
+                    continue
+                s3 = s2.clone()
+                s3.apply_action(b)
+                assert s3.done
+                w = s3.winners()
+                if rival in w:
+                    best = max(best, 1.0 / len(w))
+    return best
+
+
+@pytest.mark.parametrize("variant", ["pile", "played"])
+def test_rival_end_matches_the_engine_over_random_games(variant):
+    from five_towers_env.campanile.observation import OFFSETS
+
+    start, _ = OFFSETS["rival_end"]
+    g_start, _ = OFFSETS["gives_end"]
+    rng = np.random.default_rng(5)
+    checked = 0
+    for g in range(60):
+        s = CampanileState.new_game(2, variant, np.random.default_rng(g))
+        while not s.done:
+            seat = s.current_player
+            if s.phase_name == "play" and min(len(p) for p in s.piles) <= 2:
+                v = encode(s, seat)
+                for a in s.legal_actions():
+                    if v[g_start + a]:
+                        assert v[start + a] == pytest.approx(_rival_end_by_the_engine(s, seat, a)), (g, a)
+                        checked += 1
+                    else:
+                        assert v[start + a] == 0.0
+            s.apply_action(int(rng.choice(s.legal_actions())))
+    assert checked > 100
+
+
 # -- docs -----------------------------------------------------------------------------------
 
 def test_doc_observation_table_matches_code():

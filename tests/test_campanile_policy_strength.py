@@ -1,7 +1,7 @@
 """Strength regression of the shipped Campanile policy (``ppo`` with ``game="campanile"``).
 
-The shipped policy scores about 0.98 against ``random`` and 0.74 against ``greedy`` (README,
-1,000 games each); the thresholds below leave margins. So that the test is seen to discriminate,
+The shipped policy scores about 0.99 against ``random``, 0.88 against ``greedy`` and 0.57 against
+the ``heuristic`` (README, 1,000 games each); the thresholds below leave margins. So that the test is seen to discriminate,
 the same games are played by ``random`` in the policy's place, which must stay far below.
 Every game is seeded, so the rates are the same on every run.
 """
@@ -15,7 +15,7 @@ from five_towers_env.evaluation import evaluate
 
 EVAL_SEED = 2024
 GAMES = 100  # 50 deals, each played from both seats
-THRESHOLDS = {"random": 0.85, "greedy": 0.55}
+THRESHOLDS = {"random": 0.85, "greedy": 0.65, "heuristic": 0.42}
 
 
 def _win_rate(spec: str, opponent: str) -> float:

@@ -17,7 +17,7 @@ from five_towers_env.wrappers import CAMPANILE_GYMNASIUM_ID, GYM_ENV_ID, Campani
 from five_towers_env.wrappers.single_agent import INFO_KEYS
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
-CAMPANILE_OBS, CAMPANILE_ACTIONS = 186, 31
+CAMPANILE_OBS, CAMPANILE_ACTIONS = 278, 31
 
 
 def play(env: gymnasium.Env, seed: int, policy_seed: int = 0) -> list[tuple]:
@@ -281,7 +281,7 @@ def test_policy_refuses_the_other_game(smoke_run):
         play_game([agent, make_agent("random", seed=0)], seed=0)  # info names the game
     five = FiveTowersGymEnv()
     obs, _ = five.reset(seed=0)
-    with pytest.raises(ValueError, match="observations of 186 values"):
+    with pytest.raises(ValueError, match="observations of 278 values"):
         agent.act({"observation": obs, "action_mask": five.action_masks()}, {})  # no game in info: the size tells
     sampler = PoolSampler([("snapshot:" + str(policy), 1.0)], 1, game="five_towers")
     with pytest.raises(ValueError, match="cannot play 5 Towers"):

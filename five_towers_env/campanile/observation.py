@@ -11,14 +11,17 @@ from __future__ import annotations
 import numpy as np
 
 from ..layout import describe_vector, offsets_of, table_rows
+from .actions import BET, NO_BET, NUM_ACTIONS
 from .rules import CARDS_PER_STYLE, CHIPS, FLAGS, HAND_SIZE, MAX_HEIGHT, MAX_PLAYERS, NUM_PILES, NUM_TOWERS, TOWERS, \
-    pile_size
+    backers, pile_size, score_backed
+from .endgame import next_player_endings
 from .state import CampanileState
 
 MAX_SEATS = MAX_PLAYERS
 MAX_STAKE = sum(v * c for v, c in zip((1, 2, 3), CHIPS))  # 14: all of a seat's chips under one tower
 MAX_SCORE = sum(high for high, _ in FLAGS)                 # 20: every flag's higher number
 MAX_PILE = pile_size(MAX_PLAYERS)                          # 18
+NUM_PLAYS = NO_BET                                         # 15: the play ids come first
 
 GLOBAL_PIECES: tuple[tuple[str, int, str], ...] = (
     ("phase", 3, "one-hot: play, bet, game_over"),
@@ -38,6 +41,19 @@ GLOBAL_PIECES: tuple[tuple[str, int, str], ...] = (
      f"per style, cards the observer cannot locate (pile cards below the face-up ones, other players' "
      f"unrevealed cards, set-aside leftovers) / {CARDS_PER_STYLE}"),
     ("cards_played", NUM_TOWERS, f"per style, cards played so far this game / {CARDS_PER_STYLE}"),
+    ("ends_game", NUM_ACTIONS,
+     "observer on move: per action id, 1 if the action is legal and its turn's draw empties a pile, "
+     "ending the game (C3.3); zeros for an observer not on move"),
+    ("end_share", NUM_ACTIONS,
+     "observer on move: per action id that ends the game, the observer's win share at that end (1 sole win, "
+     "1/j shared by j, 0 loss); for a play, the best over the bets the engine then allows"),
+    ("gives_end", NUM_PLAYS,
+     "observer on move, play phase: per play id, 1 if after it and its draw a pile holds one card without "
+     "the game having ended, so the next player can end it"),
+    ("rival_end", NUM_PLAYS,
+     "observer on move, play phase: per play id with gives_end, the best win share the next player could "
+     "take by ending the game at once (any style they may hold, any chip they may bet; the observer's bet "
+     "left out); 0 otherwise"),
 )
 
 SEAT_PIECES: tuple[tuple[str, int, str], ...] = (
@@ -92,6 +108,7 @@ _PHASE, _VARIANT, _EXACT, _NPLAYERS, _TO_ACT = _O["phase"], _O["variant"], _O["b
 _PLAYED_T, _PLAYED_K, _HEIGHTS, _RANK = _O["played_tower"], _O["played_storeys"], _O["heights"], _O["flag_rank"]
 _FACE, _PSIZE, _HAND, _UNSEEN, _CPLAYED = _O["face_up"], _O["pile_sizes"], _O["hand"], _O["unseen"], \
     _O["cards_played"]
+_ENDS, _END_SHARE, _GIVES_END, _RIVAL_END = _O["ends_game"], _O["end_share"], _O["gives_end"], _O["rival_end"]
 _SEAT0 = _O["seat0.present"]
 _S_CHIPS, _S_REVEALED, _S_STAKE, _S_PREC, _S_SCORE = (_O[f"seat0.{n}"] - _SEAT0 for n in
                                                        ("chips", "revealed", "stake", "precedence", "score"))
@@ -152,7 +169,76 @@ def encode(state: CampanileState, observer: int) -> np.ndarray:
                 v[o + _S_STAKE + t] = stake / MAX_STAKE
                 v[o + _S_PREC + t] = (MAX_SEATS - first) / MAX_SEATS
         v[o + _S_SCORE] = scores[p] / MAX_SCORE
+    if not state.done and state.current_player == observer:
+        _end_pieces(state, observer, v)
     return np.array(v, dtype=np.float32)
+
+
+def _share(scores: list[int], seat: int) -> float:
+    """``seat``'s win share with these final scores: 1 sole win, 1/j shared by j, 0 loss (SPEC C4)."""
+    top = max(scores)
+    return 1.0 / scores.count(top) if scores[seat] == top else 0.0
+
+
+def _bet_share(state: CampanileState, seat: int, bet: int, order: list[int], backed: list) -> float:
+    """``seat``'s win share if the game ended after ``bet`` (the bet phase of ``state``; the draw
+    that ends the game scores nothing), the towers in flag ``order`` and ``backed`` the towers'
+    backers before the bet."""
+    if bet != NO_BET:
+        t, v = divmod(bet - BET, 3)
+        backed = list(backed)
+        backed[t] = backers(state.bets[t] + ((seat, v + 1),))
+    return _share(score_backed(order, backed, state.num_players), seat)
+
+
+def _end_pieces(state: CampanileState, seat: int, v: list[float]) -> None:
+    """Fill ``ends_game``, ``end_share``, ``gives_end`` and ``rival_end`` for the player on move.
+
+    The game ends only when a draw empties a pile, so nothing is computed unless a pile holds one
+    card (or, for ``gives_end``, two). The legal bets after a play come from the engine (a clone
+    with the play applied) and the scores from the rules' ``score_backed``; only public cards
+    and the observer's hand are involved.
+    """
+    sizes = [len(p) for p in state.piles]
+    if min(sizes) > 2:
+        return
+    backed = [backers(b) for b in state.bets]  # a play changes no chips: the same for every action
+    if state.played_storeys:  # bet phase: the draw that follows comes from pile `played_storeys`
+        if sizes[state.played_storeys - 1] == 1:
+            order = state.flag_order()
+            for a in state.legal_actions():
+                v[_ENDS + a] = 1.0
+                v[_END_SHARE + a] = _bet_share(state, seat, a, order, backed)
+        return
+    for a in state.legal_actions():
+        k = a % 3 + 1  # play ids run by storeys 1, 2, 3 within a tower
+        left = sizes[k - 1] - 1
+        if left == 0:
+            played = state.clone()
+            played.apply_action(a)
+            order = played.flag_order()
+            v[_ENDS + a] = 1.0
+            v[_END_SHARE + a] = max(_bet_share(played, seat, b, order, backed) for b in played.legal_actions())
+        elif left == 1 or any(n == 1 for i, n in enumerate(sizes) if i != k - 1):
+            v[_GIVES_END + a] = 1.0
+            after = list(sizes)
+            after[k - 1] = left
+            v[_RIVAL_END + a] = _rival_end_share(state, seat, a // 3, k, after)
+
+
+def _rival_end_share(state: CampanileState, seat: int, tower: int, storeys: int, sizes: list[int]) -> float:
+    """The next player's best win share from ending the game on their turn, after ``seat`` raised
+    ``tower`` by ``storeys``, made no bet and drew (pile sizes now ``sizes``): see
+    :func:`~five_towers_env.campanile.endgame.next_player_endings`."""
+    heights = list(state.heights)
+    heights[tower] += storeys
+    rival = (seat + 1) % state.num_players
+    best = 0.0
+    for scores in next_player_endings(state, seat, heights, state.bets, sizes, storeys):
+        best = max(best, _share(scores, rival))
+        if best == 1.0:
+            break
+    return best
 
 
 def describe(vector: np.ndarray, nonzero_only: bool = True) -> str:

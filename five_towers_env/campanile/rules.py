@@ -82,9 +82,15 @@ def score_towers(heights: Sequence[int], bets: Sequence[Sequence[tuple[int, int]
 def score_in_order(order: Sequence[int], bets: Sequence[Sequence[tuple[int, int]]], num_players: int) -> list[int]:
     """SPEC C4: each seat's score, the towers' ``flag_order`` given (scores depend on heights only
     through it, which lets the engine skip rescoring plays that do not reorder the towers)."""
+    return score_backed(order, [backers(b) for b in bets], num_players)
+
+
+def score_backed(order: Sequence[int], backed: Sequence[list[tuple[int, int]]], num_players: int) -> list[int]:
+    """SPEC C4: each seat's score, given the flag ``order`` and each tower's ``backers`` (a search
+    that changes one tower's chips at a time recomputes only that tower's)."""
     scores = [0] * num_players
     for (high, low), t in zip(FLAGS, order):  # zip stops at four: the fifth tower scores nothing
-        ranked = backers(bets[t])
+        ranked = backed[t]
         if ranked:
             scores[ranked[0][0]] += high
         if len(ranked) > 1:  # a lone backer scores only the higher number
@@ -96,5 +102,5 @@ __all__ = [
     "TOWERS", "NUM_TOWERS", "CARDS_PER_STYLE", "NUM_PILES", "HAND_SIZE", "MIN_PLAYERS", "MAX_PLAYERS",
     "CHIP_VALUES", "CHIPS", "STOREYS", "REMOVED_PER_STYLE", "FLAGS", "VARIANTS", "BET_CHIPS", "MAX_HEIGHT",
     "cards_per_style", "pile_size", "leftover_count", "tower_index", "flag_order", "backers", "score_towers",
-    "score_in_order", "stakes_by_first_chip",
+    "score_in_order", "score_backed", "stakes_by_first_chip",
 ]

@@ -38,6 +38,7 @@ import numpy as np
 
 from .. import actions as A
 from ..rules import NUM_TOWERS, backers, flag_order, score_towers
+from ..endgame import next_player_endings
 from ..state import CampanileState, Phase
 from .view import legal_actions
 
@@ -258,30 +259,13 @@ def _threat_value(view: CampanileState, ev: Evaluator, heights: list[int], bets:
     nxt = (view.current_player + 1) % n
     if nxt == seat:
         return soft
-    held = view.chips[nxt]
-    unseen = view.unseen_counts(seat)
-    styles = [t for t in range(NUM_TOWERS) if t in view.revealed[nxt] or unseen[t] > 0]
-    # the piles' face-up cards they may bet on: the pile this turn draws from shows an unknown card next
-    face = {p[-1] for i, p in enumerate(view.piles) if p and i != drawn_pile - 1}
     best_for_them = -1.0
     mine_then = soft
-    for e in range(3):
-        if sizes[e] != 1:
-            continue
-        k = e + 1
-        wanted = (k,) if view.bet_chip == "exact" else range(k, 4)
-        values = [v for v in wanted if held[v - 1]]
-        for u in styles:
-            h2 = list(heights)
-            h2[u] += k
-            towers = (u,) if view.variant == "played" else tuple(face)
-            for v, t in [(0, -1)] + [(v, t) for t in towers for v in values]:
-                nb = bets if v == 0 else bets[:t] + [bets[t] + ((nxt, v),)] + bets[t + 1:]
-                scores = score_towers(h2, nb, n)
-                theirs = final_reward(scores, nxt)
-                if theirs > best_for_them:
-                    best_for_them = theirs
-                    mine_then = ev.margin(scores) + ev.end_weight * (2.0 * final_reward(scores, seat) - 1.0)
+    for scores in next_player_endings(view, seat, heights, bets, sizes, drawn_pile):
+        theirs = final_reward(scores, nxt)
+        if theirs > best_for_them:
+            best_for_them = theirs
+            mine_then = ev.margin(scores) + ev.end_weight * (2.0 * final_reward(scores, seat) - 1.0)
     if best_for_them >= 1.0 / n - 1e-9 and best_for_them > 0.0:
         # ending pays them at least a fair share: expect it, but never value it above our own soft value
         return min(soft, mine_then)
