@@ -14,16 +14,16 @@ from .state import CampanileState
 
 
 def next_player_endings(state: CampanileState, seat: int, heights: Sequence[int], bets: Sequence[tuple],
-                        sizes: Sequence[int], drawn_pile: int) -> Iterator[list[int]]:
+                        sizes: Sequence[int], drawn_pile: int, backed: list | None = None) -> Iterator[list[int]]:
     """Final scores of every way the next player could end the game on their turn.
 
     ``heights`` and ``bets`` are the towers and chips after ``seat``'s turn (its play and bet) on
-    ``state``, ``sizes`` the pile sizes after its draw from pile ``drawn_pile`` (1-3). The next
-    player may hold any style ``seat`` cannot rule out (unseen by ``seat``, or known to be in
-    their hand) and may bet any chip they hold that the storeys allow on a tower ``seat`` saw
-    face up on another pile (the drawn pile shows a card ``seat`` does not know yet; variant
-    ``played``: on the tower raised). Order: piles, then styles, then ``no bet`` and each bet,
-    tower by tower and value by value.
+    ``state``, ``sizes`` the pile sizes after its draw from pile ``drawn_pile`` (1-3); ``backed``,
+    if the caller has it, is ``[backers(b) for b in bets]``. The next player may hold any style
+    ``seat`` cannot rule out (unseen by ``seat``, or known to be in their hand) and may bet any
+    chip they hold that the storeys allow on a tower ``seat`` saw face up on another pile (the
+    drawn pile shows a card ``seat`` does not know yet; variant ``played``: on the tower raised).
+    Order: piles, then styles, then ``no bet`` and each bet, tower by tower and value by value.
     """
     n = state.num_players
     rival = (seat + 1) % n
@@ -31,7 +31,9 @@ def next_player_endings(state: CampanileState, seat: int, heights: Sequence[int]
     styles = [t for t in range(NUM_TOWERS) if t in state.revealed[rival] or unseen[t] > 0]
     held = state.chips[rival]
     face = sorted({p[-1] for i, p in enumerate(state.piles) if p and i != drawn_pile - 1})
-    backed = [backers(b) for b in bets]
+    if backed is None:
+        backed = [backers(b) for b in bets]
+    with_chip: dict[tuple[int, int], list] = {}  # (tower, value) -> the backers with that chip added
     for e in range(NUM_PILES):
         if sizes[e] != 1:
             continue
@@ -45,9 +47,11 @@ def next_player_endings(state: CampanileState, seat: int, heights: Sequence[int]
             yield score_backed(order, backed, n)  # no bet
             for t in ((u,) if state.variant == "played" else face):
                 for v in values:  # one chip more under tower t: only its backers change
-                    with_chip = list(backed)
-                    with_chip[t] = backers(tuple(bets[t]) + ((rival, v),))
-                    yield score_backed(order, with_chip, n)
+                    chip = with_chip.get((t, v))
+                    if chip is None:
+                        chip = with_chip[(t, v)] = list(backed)
+                        chip[t] = backers(tuple(bets[t]) + ((rival, v),))
+                    yield score_backed(order, chip, n)
 
 
 __all__ = ["next_player_endings"]

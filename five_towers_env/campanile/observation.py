@@ -223,18 +223,19 @@ def _end_pieces(state: CampanileState, seat: int, v: list[float]) -> None:
             v[_GIVES_END + a] = 1.0
             after = list(sizes)
             after[k - 1] = left
-            v[_RIVAL_END + a] = _rival_end_share(state, seat, a // 3, k, after)
+            v[_RIVAL_END + a] = _rival_end_share(state, seat, a // 3, k, after, backed)
 
 
-def _rival_end_share(state: CampanileState, seat: int, tower: int, storeys: int, sizes: list[int]) -> float:
+def _rival_end_share(state: CampanileState, seat: int, tower: int, storeys: int, sizes: list[int],
+                     backed: list) -> float:
     """The next player's best win share from ending the game on their turn, after ``seat`` raised
-    ``tower`` by ``storeys``, made no bet and drew (pile sizes now ``sizes``): see
-    :func:`~five_towers_env.campanile.endgame.next_player_endings`."""
+    ``tower`` by ``storeys``, made no bet and drew (pile sizes now ``sizes``; ``backed``: each
+    tower's backers now): see :func:`~five_towers_env.campanile.endgame.next_player_endings`."""
     heights = list(state.heights)
     heights[tower] += storeys
     rival = (seat + 1) % state.num_players
     best = 0.0
-    for scores in next_player_endings(state, seat, heights, state.bets, sizes, storeys):
+    for scores in next_player_endings(state, seat, heights, state.bets, sizes, storeys, backed):
         best = max(best, _share(scores, rival))
         if best == 1.0:
             break
