@@ -23,3 +23,27 @@ class LegalityChecker:
         self.decisions += 1
         self.forced += len(info["legal_actions"]) == 1
         return a
+
+
+def check_export_matches_sb3(model, agent, env, info, steps: int = 30):
+    """Play ``steps`` decisions of the Gymnasium ``env`` with the SB3 ``model``'s deterministic
+    choices and assert that the exported numpy ``agent`` gives the same logits (up to torch's
+    normalisation) and the same action (``info(env)``: the info its ``act`` receives). Returns
+    the last observation."""
+    import numpy as np
+    import torch
+
+    obs, _ = env.reset(seed=1)
+    for _ in range(steps):
+        mask = env.action_masks()
+        expected, _ = model.predict(obs, action_masks=mask, deterministic=True)
+        with torch.no_grad():
+            logits = model.policy.get_distribution(model.policy.obs_to_tensor(obs)[0]).distribution.logits
+        ours = agent.logits(obs)
+        ours = ours - np.log(np.exp(ours - ours.max()).sum()) - ours.max()  # torch normalises its logits
+        assert np.allclose(ours, logits.numpy()[0], atol=1e-4)
+        assert agent.act({"observation": obs, "action_mask": mask}, info(env)) == int(expected)
+        obs, _, done, _, _ = env.step(int(expected))
+        if done:
+            obs, _ = env.reset()
+    return obs

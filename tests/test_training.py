@@ -156,7 +156,7 @@ def test_smoke_training_saves_everything(smoke_run):
 
 
 def test_exported_policy_matches_the_sb3_policy(smoke_run):
-    import torch
+    from agent_checks import check_export_matches_sb3
     from sb3_contrib import MaskablePPO
 
     from five_towers_env.agents.policy import PolicyAgent
@@ -168,20 +168,7 @@ def test_exported_policy_matches_the_sb3_policy(smoke_run):
     ckpt = run_checkpoints(cfg.run_dir)[-1][1]
     model = MaskablePPO.load(ckpt, device="cpu")
     agent = PolicyAgent(policy)
-    env = FiveTowersGymEnv(num_players=2, opponents="random")
-    obs, _ = env.reset(seed=1)
-    for _ in range(30):
-        mask = env.action_masks()
-        expected, _ = model.predict(obs, action_masks=mask, deterministic=True)
-        with torch.no_grad():
-            logits = model.policy.get_distribution(model.policy.obs_to_tensor(obs)[0]).distribution.logits
-        ours = agent.logits(obs)
-        ours = ours - np.log(np.exp(ours - ours.max()).sum()) - ours.max()  # torch normalises its logits
-        assert np.allclose(ours, logits.numpy()[0], atol=1e-4)
-        assert agent.act({"observation": obs, "action_mask": mask}, {}) == int(expected)
-        obs, _, done, _, _ = env.step(int(expected))
-        if done:
-            obs, _ = env.reset()
+    obs = check_export_matches_sb3(model, agent, FiveTowersGymEnv(num_players=2, opponents="random"), lambda e: {})
     assert PolicyAgent(ckpt).logits(obs).shape == (307,)  # a .zip checkpoint loads too
 
 
