@@ -195,20 +195,23 @@ def build_tower(tower: tuple, values: tuple, sand_gp: bool) -> tuple | None:
 
 
 def _type_gain(tower: tuple, values: tuple, beta: float, sand_gp: bool = False) -> float | None:
-    """Score change plus ``beta`` x potential change of building ``values`` on one tower."""
+    """Score change plus ``beta`` x potential change of building ``values`` (sorted, at least one)
+    on one tower; ``None`` if they cannot all be built."""
     if sand_gp:
         new = sand_build(tower, values)
         if new is None:
             return None
-    else:  # build_tower without the call: this runs for every candidate card of every plan
-        order = chain(tower[-1] if tower else NONE, values)
-        if order is None:
-            return None
-        new = tower + order
-    n_old = len(tower)
-    n_new = len(new)
-    points = (2 * n_new if new[-1] == 0 else n_new) - n_old
-    return points + beta * (tower_room(new, sand_gp) - tower_room(tower, sand_gp))
+        n_old, n_new = len(tower), len(new)
+        points = (2 * n_new if new[-1] == 0 else n_new) - n_old
+        return points + beta * (tower_room(new, True) - tower_room(tower, True))
+    # a plain tower (build_tower's chain on top), worked out without building the new tower:
+    # this runs for every candidate card of every plan
+    order = chain(tower[-1] if tower else NONE, values)
+    if order is None:
+        return None
+    k, last = len(order), order[-1]
+    points = len(tower) + 2 * k if last == 0 else k  # a 0 on top doubles the whole tower
+    return points + beta * (POT[last] - (POT[tower[-1]] if tower else POT[NONE]))
 
 
 def _pairs(candy: list, scary: list) -> int:
@@ -245,10 +248,10 @@ def make_plan(towers: tuple, cards: tuple, beta: float, gp: bool, chosen: tuple 
     # per type, until a card of that type is chosen
     gain_of: list[dict[int, float | None]] = [{} for _ in range(NUM_TYPES)]
     pair_of: dict[int, int] = {}
+    main_now = max(lengths)
     while remaining:
         best_i, best_v, best_g = -1, -1e18, 0.0
         prev = None
-        main_now = max(lengths)
         i = -1
         for c, t, v in remaining:
             i += 1
@@ -282,6 +285,8 @@ def make_plan(towers: tuple, cards: tuple, beta: float, gp: bool, chosen: tuple 
             pair_of.clear()
         gains[t] = best_g
         lengths[t] += 1
+        if lengths[t] > main_now:
+            main_now = lengths[t]
         if gp and (t == CANDY or t == SCARY):
             pair_now = _pairs(list(towers[CANDY]) + sel[CANDY], list(towers[SCARY]) + sel[SCARY])
         value = best_v

@@ -44,11 +44,9 @@ def _after_build(r: Round, towers: tuple, pile: tuple, hand: tuple, sand_end: in
                  sand_end)
 
 
-def _placed(towers: tuple, card: int, sand_end: int, bottom: bool, gp: bool) -> tuple[tuple, int]:
-    if not gp:  # base game: onto the top of its tower, or a new tower (no alternatives to pick from)
-        t, v = divmod(card, NUM_VALUES)
-        return towers[:t] + (towers[t] + (v,),) + towers[t + 1:], sand_end
-    for new_towers, end, at_bottom in placements(towers, card, sand_end, gp):
+def _placed(towers: tuple, card: int, sand_end: int, bottom: bool) -> tuple[tuple, int]:
+    # Great Powers sand card: the placement the action names (on top, or under the tower)
+    for new_towers, end, at_bottom in placements(towers, card, sand_end, True):
         if at_bottom == bottom:
             return new_towers, end
     raise ValueError(f"{CARD_NAMES[card]} cannot be placed {'under' if bottom else 'on'} its tower")
@@ -104,7 +102,11 @@ def run(r: Round, actions: Sequence[int], gp: bool) -> tuple[Round, int]:
                     bottom = action >= A.RECOVER_BOTTOM
                     c = action - A.RECOVER_BOTTOM + SAND * NUM_VALUES if bottom else action - A.RECOVER
                     pile = remove_one(pile, c)
-                towers, sand_end = _placed(towers, c, sand_end, bottom, gp)
+                t, v = divmod(c, NUM_VALUES)
+                if gp and t == SAND:  # the sand power: the end the action names
+                    towers, sand_end = _placed(towers, c, sand_end, bottom)
+                else:  # onto the top of its tower, or a new tower
+                    towers = towers[:t] + (towers[t] + (v,),) + towers[t + 1:]
                 phase = _phase_after_build(c, pile, hand, gp)
         else:
             raise ValueError(f"no builder move in phase {phase}")
@@ -123,9 +125,10 @@ def moves(r: Round, gp: bool) -> list[tuple[int, Round]]:
         if gp and not r.took_tree and 0 < r.need <= payable(r.towers, True):
             out.append((A.STOP, step(r, A.STOP, gp)))
     elif phase == TEARDOWN:
+        after = BUILD if r.hand else DONE
         for t, towers, pile in teardown_options(r.towers, r.pile):
             out.append((A.NO_TEARDOWN if t < 0 else A.TEARDOWN + t,
-                        r._replace(phase=BUILD if r.hand else DONE, towers=towers, pile=pile)))
+                        Round(after, towers, pile, r.hand, r.display, r.need, r.took_tree, r.sand_end)))
     elif phase == BUILD:
         for c, rest in each_distinct(r.hand):
             for towers, end, bottom in placements(r.towers, c, r.sand_end, gp):

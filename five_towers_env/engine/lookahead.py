@@ -352,7 +352,9 @@ def _gp_ok(towers: Towers, hand: tuple, pile: tuple, sand_end: int) -> bool:
             continue
         if not h[t]:
             continue  # nothing to build there: no reason to recover into it
-        spent += _recovers_needed(_tower_key(towers, t), t == SAND, sand_end, h[t], p[t], tokens)
+        sand = t == SAND
+        spent += _recovers_needed(_tower_key(towers, t), sand, sand_end if sand else END_NONE, h[t],
+                                  *_budget(p[t], tokens))
         if spent > tokens:
             return False
     return True
@@ -375,6 +377,14 @@ def _tower_key(towers: Towers, t: int) -> tuple:
     if not tw:
         return ()
     return (tw[0], tw[-1]) if t == SAND else (tw[-1],)
+
+
+def _budget(pile: tuple, tokens: int) -> tuple[tuple, int]:
+    """``(pile, cap)`` for the recover searches, in one canonical form for their memo keys: a cap
+    above the pile's size changes nothing, and with no recover at all the pile does not matter."""
+    if not pile or not tokens:
+        return (), 0
+    return pile, min(tokens, len(pile))
 
 
 @lru_cache(maxsize=200_000)
@@ -501,9 +511,9 @@ def _type_shares(t: int, tw: tuple, pile_t: tuple, hand_t: tuple, display_t: tup
             ok = _scrap_ok(top_of(tw), forced, (), pile_t) & 1
             ok_torn = None if torn_pile is None else _scrap_ok(top_of(tw[:-1]), forced, (), torn_pile) & 1
         else:
-            ok = _recovers_needed(key, sand, END_NONE, forced, pile_t if tokens else (), tokens)
+            ok = _recovers_needed(key, sand, END_NONE, forced, *_budget(pile_t, tokens))
             ok_torn = None if torn_pile is None else _recovers_needed(
-                torn_key, sand, END_NONE, forced, torn_pile if tokens else (), tokens)
+                torn_key, sand, END_NONE, forced, *_budget(torn_pile, tokens))
         per.append((tuple(t * NUM_VALUES + v for v in sub), ok, ok_torn, len(sub), t == TREE and bool(sub)))
     return tuple(per)
 
@@ -612,11 +622,11 @@ def _gp_counts(towers: Towers, pile: tuple, hand: tuple, display: tuple, can_pay
             torn = None if torn_pile is None else _scrap_ok(top_of(tw[:-1]), h[t], d[t], torn_pile)
         else:
             sand = t == SAND
-            entry = _fewest_recovers(_tower_key(towers, t), sand, END_NONE, h[t], d[t], p[t] if tokens else (), tokens)
+            entry = _fewest_recovers(_tower_key(towers, t), sand, END_NONE, h[t], d[t], *_budget(p[t], tokens))
             torn = None
             if torn_pile is not None:
                 key = () if len(tw) == 1 else ((tw[0], tw[-2]) if sand else (tw[-2],))
-                torn = _fewest_recovers(key, sand, END_NONE, h[t], d[t], torn_pile if tokens else (), tokens)
+                torn = _fewest_recovers(key, sand, END_NONE, h[t], d[t], *_budget(torn_pile, tokens))
         entries.append((t, entry, torn))
     mask = _gp_choices(entries, scrap_hand, -1)
     if can_pay and not h[TREE]:

@@ -40,6 +40,8 @@ class Phase(IntEnum):
 PHASE_NAMES: tuple[str, ...] = ("bid", "take", "teardown", "build", "recover", "game_over")
 # the members as module globals: the hot paths below read these, not the slower ``Phase.X`` lookup
 _BID, _TAKE, _TEARDOWN, _BUILD, _RECOVER, _GAME_OVER = Phase
+_STOP, _BUILD_ID = A.STOP, A.BUILD  # action ids the builder's bookkeeping tells apart (all after STOP
+#                                     and before BUILD are teardowns)
 
 
 class IllegalActionError(ValueError):
@@ -169,7 +171,9 @@ class GameState:
 
     def apply_action(self, action: int) -> None:
         """Apply ``action`` for the player to act; raise ``IllegalActionError`` if it is not legal."""
-        legal = self.legal_actions()
+        legal = self._legal
+        if legal is None:
+            legal = self.legal_actions()
         a = int(action)
         if a not in legal:
             raise IllegalActionError(self.illegal_message(a))
@@ -187,7 +191,7 @@ class GameState:
                 self._apply_bid(actions[i])
                 i += 1
             else:
-                i += self._apply_builder_moves(actions[i:])
+                i += self._apply_builder_moves(actions[i:] if i else actions)
         self._legal = None
 
     def redeal(self, unseen: list[int], rng: np.random.Generator) -> "GameState":
@@ -237,18 +241,13 @@ class GameState:
         self._legal = None
 
     def _legal_bid(self) -> list[int]:
-        p = self.current_player
         first = self.bid_turn == 0
         low = 0 if first else self.high_bid + 1
-        mask = self.bid_mask(p) >> low
-        out = [] if first else [A.PASS]
-        n = low
-        while mask:
-            if mask & 1:
-                out.append(A.BID + n)
-            mask >>= 1
-            n += 1
-        return sorted(out)
+        mask = self.bid_mask(self.current_player)
+        out = [A.BID + n for n in range(low, mask.bit_length()) if mask >> n & 1]
+        if not first:
+            out.append(A.PASS)  # PASS follows every bid id
+        return out
 
     def _apply_bid(self, a: int) -> None:
         p = self.current_player
@@ -259,8 +258,10 @@ class GameState:
             self.builder = p
         self.bid_turn += 1
         n = self.num_players
-        for i in range(self.bid_turn, n):  # bidding goes on while a player still to bid could raise
-            if self.high_bid < self.ceiling((self.start_player + i) % n):
+        if self.bid_turn < n:  # bidding goes on while a player still to bid could raise
+            # (every ceiling is at least the display's size: no need to ask each player's then)
+            if self.high_bid < len(self.display) or any(
+                    self.high_bid < self.ceiling((self.start_player + i) % n) for i in range(self.bid_turn, n)):
                 self.current_player = (self.start_player + self.bid_turn) % n
                 return
         if self.high_bid == 0:  # all pass on 0 (SPEC §3)
@@ -318,17 +319,19 @@ class GameState:
         r, done = builder_run(before, actions, self.gp)
         for i in range(done):  # the bookkeeping outside the builder's own round
             a = actions[i]
-            if a < A.STOP:  # a take
+            if a >= _BUILD_ID:  # builds and recovers, to the round's end: nothing outside the round
+                break
+            if a < _STOP:  # a take
                 c = a - A.TAKE
                 self.taken += 1
                 if self._take_rests is not None:  # the ways to finish the take that use c
                     self._take_rests = [remove_one(rest, c) for rest in self._take_rests if c in rest]
-            elif a == A.STOP:  # the tree cards paid, top first, go to the discard pile
+            elif a == _STOP:  # the tree cards paid, top first, go to the discard pile
                 need = self.target - self.taken
                 tree = before.towers[TREE]
                 self.discard.extend(TREE * NUM_VALUES + v for v in reversed(tree[len(tree) - need:]))
                 self.paid = need
-            elif a <= A.NO_TEARDOWN:
+            else:
                 self.torn = -1 if a == A.NO_TEARDOWN else a - A.TEARDOWN
         self.towers[p] = r.towers
         self.piles[p] = r.pile
