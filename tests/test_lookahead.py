@@ -384,3 +384,24 @@ def test_oracle_scoring_rulebook_example():
     # SPEC §5: pairs are per value, each card in at most one pair
     towers = ((12, 11, 8, 0), (15, 12, 11, 8), (), (), ())
     assert O.score(towers, (), True) - O.score(towers, (), False) == 9
+
+
+def test_trimming_the_memos_changes_no_legal_action():
+    """``trim_memos`` empties the memos past their limit (a new game calls it); the look-ahead then
+    recomputes the same answers."""
+    for variant in VARIANTS:
+        rng = np.random.default_rng(7)
+        s = GameState.new_game(2, variant, np.random.default_rng(7))
+        seen = []
+        while not s.is_terminal():
+            seen.append((s.clone(), list(s.legal_actions())))
+            s.apply_action(s.legal_actions()[int(rng.integers(len(s.legal_actions())))])
+        assert any(m.cache_info().currsize for m in L._MEMOS)
+        L.trim_memos(limit=0)
+        assert all(m.cache_info().currsize == 0 for m in L._MEMOS)
+        for state, legal in seen:
+            fresh = state.clone()
+            fresh._legal = None
+            fresh._bid_masks = {}
+            fresh._take_rests = None
+            assert fresh.legal_actions() == legal

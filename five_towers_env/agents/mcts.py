@@ -57,10 +57,10 @@ import numpy as np
 from ..engine import actions as A
 from ..engine.cards import CANDY, NUM_TYPES, NUM_VALUES, SAND, SCARY, SCRAP, TREE, can_place
 from ..engine.lookahead import each_distinct
-from ..engine.scoring import pair_bonus, score_player
+from ..engine.scoring import pair_bonus, pair_gain, score_player
 from ..engine.state import GameState, Phase
 
-_GAME_OVER = Phase.GAME_OVER
+_BID, _TAKE, _GAME_OVER = Phase.BID, Phase.TAKE, Phase.GAME_OVER
 
 _LOG = math.log
 _SQRT = math.sqrt
@@ -239,7 +239,10 @@ def make_plan(towers: tuple, cards: tuple, beta: float, gp: bool, chosen: tuple 
                 lengths[t] += len(sel[t])
                 g = _type_gain(towers[t], tuple(sorted(sel[t])), beta, gp and t == SAND)
                 gains[t] = g if g is not None else 0.0
-    pair_now = _pairs(list(towers[CANDY]) + sel[CANDY], list(towers[SCARY]) + sel[SCARY]) if gp else 0
+    pair_now = 0
+    if gp:  # the candy and scary values, kept up to date for the pair bonus
+        candy, scary = list(towers[CANDY]) + sel[CANDY], list(towers[SCARY]) + sel[SCARY]
+        pair_now = _pairs(candy, scary)
     value = sum(gains) + max(lengths) - base_main + pair_now
     remaining = [_SPLIT[c] for c in cards]
     plan: list[int] = []
@@ -261,7 +264,9 @@ def make_plan(towers: tuple, cards: tuple, beta: float, gp: bool, chosen: tuple 
             known = gain_of[t]
             g = known.get(c, _UNKNOWN)
             if g is _UNKNOWN:
-                g = known[c] = _type_gain(towers[t], tuple(sorted(sel[t] + [v])), beta, gp and t == SAND)
+                chosen_t = sel[t]
+                g = known[c] = _type_gain(towers[t], tuple(sorted(chosen_t + [v])) if chosen_t else (v,), beta,
+                                          gp and t == SAND)
             if g is None:
                 continue
             main = lengths[t] + 1
@@ -269,11 +274,10 @@ def make_plan(towers: tuple, cards: tuple, beta: float, gp: bool, chosen: tuple 
                 main = main_now
             total = value - gains[t] + g + (main - main_now)
             if gp and (t == CANDY or t == SCARY):
-                if c not in pair_of:
-                    sel[t].append(v)
-                    pair_of[c] = _pairs(list(towers[CANDY]) + sel[CANDY], list(towers[SCARY]) + sel[SCARY])
-                    sel[t].pop()
-                total += pair_of[c] - pair_now
+                pair = pair_of.get(c)
+                if pair is None:
+                    pair = pair_of[c] = pair_gain(candy, scary, v) if t == CANDY else pair_gain(scary, candy, v)
+                total += pair
             if total > best_v:
                 best_i, best_v, best_g = i, total, g
         if best_i < 0:
@@ -287,8 +291,10 @@ def make_plan(towers: tuple, cards: tuple, beta: float, gp: bool, chosen: tuple 
         lengths[t] += 1
         if lengths[t] > main_now:
             main_now = lengths[t]
-        if gp and (t == CANDY or t == SCARY):
-            pair_now = _pairs(list(towers[CANDY]) + sel[CANDY], list(towers[SCARY]) + sel[SCARY])
+        if gp and t == CANDY:
+            candy.append(v)
+        elif gp and t == SCARY:
+            scary.append(v)
         value = best_v
         plan.append(c)
         cum.append(value)
@@ -323,31 +329,45 @@ def _pay_value(towers: tuple, m: int, beta: float) -> float:
 NEG_INF = float("-inf")
 
 
-@lru_cache(maxsize=1 << 16)
+# The memos below are small on purpose: their hits come from the candidates of one search, which
+# share each determinisation (common random numbers), so the same rounds recur within a few
+# hundred calls. A large memo keeps hundreds of thousands of tuples alive, and the garbage
+# collector's passes over them cost more than the extra hits save (measured: about a tenth of a
+# decision's time with 65,536 entries each).
+@lru_cache(maxsize=256)
 def bid_options(towers: tuple, display: tuple, beta: float, gp: bool) -> tuple[tuple, tuple]:
     """Value of each bid count ``k`` for a player (``-inf``: not possible by the default policy's
-    plans) and how it is carried out: (display cards to take, tree cards to pay).
+    plans) and how it is carried out: ``(cards, j, m)``, take ``cards[:j]`` of the display and pay
+    ``m`` tree cards (see :func:`bid_how`; the slices are made only for the bid chosen).
 
-    Cached: the candidates of one search share their determinisations (common random numbers), so
-    their rollouts meet the same displays with the same towers for every seat but the mover's."""
+    Memoised: the candidates of one search share their determinisations (common random numbers),
+    so their rollouts meet the same displays with the same towers for every seat but the mover's."""
     plan, cum = make_plan(towers, display, beta, gp)
     values = list(cum)
-    how = [(tuple(plan[:k]), 0) for k in range(len(cum))]
+    cards = tuple(plan)
+    how = [(cards, k, 0) for k in range(len(cum))]
     tree = towers[TREE]
     if gp and tree and 0 not in tree:
         nt = tuple(c for c in display if c // NUM_VALUES != TREE)
         plan2, cum2 = (plan, cum) if len(nt) == len(display) else make_plan(towers, nt, beta, gp)
+        cards2 = tuple(plan2)
         for m in range(1, len(tree) + 1):
             pay = _pay_value(towers, m, beta)
             for j, v in enumerate(cum2):
                 k = j + m
                 while len(values) <= k:
                     values.append(NEG_INF)
-                    how.append(((), 0))
+                    how.append(((), 0, 0))
                 if v + pay > values[k]:
                     values[k] = v + pay
-                    how[k] = (tuple(plan2[:j]), m)
+                    how[k] = (cards2, j, m)
     return tuple(values), tuple(how)
+
+
+def bid_how(how: tuple, k: int) -> tuple[tuple, int]:
+    """How :func:`bid_options` carries out a bid of ``k``: (display cards to take, tree cards to pay)."""
+    cards, j, m = how[k]
+    return cards[:j], m
 
 
 def evaluate(state: GameState, weight: float = 1.0) -> list[float]:
@@ -509,7 +529,7 @@ def play_rounds(s: GameState, beta: float, rounds: int | None) -> tuple[bool, fl
         how_b = None
         this_round = s.rounds_played
         # the engine ends the bidding once nobody left could raise (and the round, if all passed on 0)
-        while s.phase == Phase.BID and s.rounds_played == this_round:
+        while s.phase == _BID and s.rounds_played == this_round:
             p = s.current_player
             values, how = bid_options(s.towers[p], display, b, gp)
             first = s.bid_turn == 0
@@ -518,8 +538,8 @@ def play_rounds(s: GameState, beta: float, rounds: int | None) -> tuple[bool, fl
                 s.apply_unchecked((A.PASS,))
             else:
                 s.apply_unchecked((A.BID + k,))
-                how_b = how[k]
-        if s.phase == Phase.TAKE:
+                how_b = bid_how(how, k)
+        if s.phase == _TAKE:
             _carry_out(s, how_b, gp)
         played += 1
     return True, 0.0
@@ -533,7 +553,7 @@ def _carry_out(s: GameState, how: tuple, gp: bool) -> None:
     s.apply_unchecked(_round_moves(s.towers[b], how, gp, gp and bool(s.piles[b])))
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1024)  # small on purpose: see bid_options
 def _round_moves(towers: tuple, how: tuple, gp: bool, recover: bool) -> tuple[int, ...]:
     """The moves of :func:`_carry_out` (memoised: the candidates of one search share their
     determinisations, so the same rounds recur)."""

@@ -16,11 +16,34 @@ that the general search, with the powers switched off, agrees with the per-type 
 """
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from itertools import combinations
-from typing import Iterator
+from typing import Callable, Iterator
 
 from .cards import NUM_TYPES, NUM_VALUES, SAND, SCRAP, TREE, can_place
+
+# Memos: plain dicts (functools.cache), not LRU caches. A hit is cheaper without the LRU's
+# bookkeeping, and an LRU entry is a linked-list node the garbage collector must walk on every
+# full collection: with a few hundred thousand entries that cost more than the look-ahead itself
+# (the Great Powers engine ran 15-20% faster in benchmarks/bench.py with plain dicts). Memory is
+# bounded by trim_memos, which a new game calls: a memo past MEMO_LIMIT entries starts again empty.
+MEMO_LIMIT = 200_000
+_MEMOS: list = []
+
+
+def _memo(fn: Callable) -> Callable:
+    cached = cache(fn)
+    _MEMOS.append(cached)
+    return cached
+
+
+def trim_memos(limit: int = MEMO_LIMIT) -> None:
+    """Empty every look-ahead memo holding more than ``limit`` entries (results never change: only
+    memory and speed are at stake)."""
+    for memo in _MEMOS:
+        if memo.cache_info().currsize > limit:
+            memo.cache_clear()
+
 
 NO_TOWER = -1
 END_NONE, END_TOP, END_BOTTOM = 0, 1, 2
@@ -43,7 +66,7 @@ def sub_multisets(cards: tuple) -> list[tuple]:
     return _sub_multisets(cards)
 
 
-@lru_cache(maxsize=50_000)
+@_memo
 def _sub_multisets(cards: tuple) -> list[tuple]:
     seen = {()}
     for k in range(1, len(cards) + 1):
@@ -72,20 +95,25 @@ def each_distinct(values: tuple) -> Iterator[tuple[int, tuple]]:
             yield v, values[:i] + values[i + 1:]
 
 
-@lru_cache(maxsize=200_000)
+_TYPE_OF = tuple(c // NUM_VALUES for c in range(NUM_TYPES * NUM_VALUES))
+_VALUE_OF = tuple(c % NUM_VALUES for c in range(NUM_TYPES * NUM_VALUES))
+assert NUM_TYPES == 5  # split_by_type spells out one group per type
+
+
+@_memo
 def split_by_type(cards: tuple) -> tuple:
     """Values of a sorted card tuple, grouped per type (memoised: hands and displays recur)."""
-    groups: list[list[int]] = [[] for _ in range(NUM_TYPES)]
+    groups: tuple[list[int], ...] = ([], [], [], [], [])
     for c in cards:
-        groups[c // NUM_VALUES].append(c % NUM_VALUES)
-    return tuple(tuple(g) for g in groups)
+        groups[_TYPE_OF[c]].append(_VALUE_OF[c])
+    return tuple(map(tuple, groups))
 
 
 # ---------------------------------------------------------------------------
 # Base game: independent per-type chains
 # ---------------------------------------------------------------------------
 
-@lru_cache(maxsize=None)
+@_memo
 def fits(top: int, values: tuple) -> bool:
     """Can all ``values`` (sorted) be built, in some order, onto a tower whose top is ``top``."""
     if not values:
@@ -100,7 +128,7 @@ def fits(top: int, values: tuple) -> bool:
     return False
 
 
-@lru_cache(maxsize=None)
+@_memo
 def option_counts(top: int, forced: tuple, optional: tuple) -> int:
     """Bit ``k`` set iff all ``forced`` values plus some ``k`` of ``optional`` fit onto ``top``."""
     mask = 0
@@ -110,7 +138,7 @@ def option_counts(top: int, forced: tuple, optional: tuple) -> int:
     return mask
 
 
-@lru_cache(maxsize=None)
+@_memo
 def _add_counts(a: int, b: int) -> int:
     """Bitmask of sums i + j over bits i of ``a`` and j of ``b``."""
     out = 0
@@ -195,13 +223,13 @@ def _base_final_hands(towers: Towers, pool: tuple, size: int) -> tuple:
     return tuple(out)
 
 
-@lru_cache(maxsize=None)
+@_memo
 def _masks_of_size(n: int, k: int) -> tuple:
     """Every ``n``-bit mask with ``k`` bits set."""
     return tuple(m for m in range(1 << n) if m.bit_count() == k)
 
 
-@lru_cache(maxsize=None)
+@_memo
 def _subset_fits(top: int, values: tuple) -> tuple:
     """For each subset of the positions of ``values`` (as a bitmask): do those values fit onto ``top``."""
     return tuple(fits(top, tuple(v for i, v in enumerate(values) if sub >> i & 1)) for sub in range(1 << len(values)))
@@ -225,7 +253,7 @@ def base_hand_ok(tops: tuple, hand: tuple) -> bool:
     return True
 
 
-@lru_cache(maxsize=50_000)
+@_memo
 def base_tops(towers: Towers) -> tuple[tuple, tuple]:
     """(tops, torn): each tower's top value (``NO_TOWER`` if none) and its top after a teardown
     (None where the tower cannot be torn down)."""
@@ -387,7 +415,7 @@ def _budget(pile: tuple, tokens: int) -> tuple[tuple, int]:
     return pile, min(tokens, len(pile))
 
 
-@lru_cache(maxsize=200_000)
+@_memo
 def _fewest_recovers(key: tuple, sand: bool, sand_end: int, forced: tuple, optional: tuple, pile: tuple,
                      cap: int) -> tuple:
     """For ``k`` = 0..len(optional): the fewest ``pile`` values (at most ``cap``, else ``INF``) that,
@@ -402,7 +430,7 @@ def _fewest_recovers(key: tuple, sand: bool, sand_end: int, forced: tuple, optio
     return tuple(out)
 
 
-@lru_cache(maxsize=200_000)
+@_memo
 def _recovers_needed(key: tuple, sand: bool, sand_end: int, values: tuple, pile: tuple, cap: int) -> int:
     """The fewest ``pile`` values (at most ``cap``, else ``INF``) that, added to ``values``, let them
     all be built onto a tower with ends ``key`` (see :func:`_tower_key`)."""
@@ -425,7 +453,7 @@ def _recovers_needed(key: tuple, sand: bool, sand_end: int, values: tuple, pile:
     return INF
 
 
-@lru_cache(maxsize=200_000)
+@_memo
 def _scrap_ok(top: int, forced: tuple, optional: tuple, pile: tuple) -> int:
     """Bit ``k`` set iff the ``forced`` scrap values and some ``k`` of the ``optional`` ones can be
     built onto the scrap tower, possibly with pile scrap cards recovered in between (a recovered
@@ -451,7 +479,7 @@ def _scrap_ok(top: int, forced: tuple, optional: tuple, pile: tuple) -> int:
 INF = 1 << 20
 
 
-@lru_cache(maxsize=200_000)
+@_memo
 def _sand_ok(key: tuple, values: tuple, sand_end: int) -> bool:
     """Can the sand ``values`` all be built onto a sand tower with ends ``key`` ((bottom, top), or
     () for no tower), this round's additions staying at one end (SPEC §5 sand power)."""
@@ -475,7 +503,7 @@ def teardown_options(towers: Towers, pile: tuple) -> list[tuple[int, Towers, tup
     return list(_teardown_options(towers, pile))
 
 
-@lru_cache(maxsize=50_000)
+@_memo
 def _teardown_options(towers: Towers, pile: tuple) -> tuple:
     # memoised: a bid search asks for the same towers' options once per display subset
     out = [(-1, towers, pile)]
@@ -505,8 +533,8 @@ def _type_shares(t: int, tw: tuple, pile_t: tuple, hand_t: tuple, display_t: tup
     key = () if not tw else ((tw[0], tw[-1]) if sand else (tw[-1],))
     torn_key = None if torn_pile is None else (() if len(tw) == 1 else ((tw[0], tw[-2]) if sand else (tw[-2],)))
     per = []
-    for sub in _sub_multisets(display_t):
-        forced = tuple(sorted(hand_t + sub)) if sub else hand_t
+    for sub, ids in zip(_sub_multisets(display_t), _sub_card_ids(t, display_t)):
+        forced = (tuple(sorted(hand_t + sub)) if hand_t else sub) if sub else hand_t
         if t == SCRAP:
             ok = _scrap_ok(top_of(tw), forced, (), pile_t) & 1
             ok_torn = None if torn_pile is None else _scrap_ok(top_of(tw[:-1]), forced, (), torn_pile) & 1
@@ -514,8 +542,15 @@ def _type_shares(t: int, tw: tuple, pile_t: tuple, hand_t: tuple, display_t: tup
             ok = _recovers_needed(key, sand, END_NONE, forced, *_budget(pile_t, tokens))
             ok_torn = None if torn_pile is None else _recovers_needed(
                 torn_key, sand, END_NONE, forced, *_budget(torn_pile, tokens))
-        per.append((tuple(t * NUM_VALUES + v for v in sub), ok, ok_torn, len(sub), t == TREE and bool(sub)))
+        per.append((ids, ok, ok_torn, len(sub), t == TREE and bool(sub)))
     return tuple(per)
+
+
+@_memo
+def _sub_card_ids(t: int, values: tuple) -> tuple:
+    """The card ids of type ``t`` of each of :func:`sub_multisets` of ``values``, in its order."""
+    first = t * NUM_VALUES
+    return tuple(tuple([first + v for v in sub]) for sub in _sub_multisets(values))
 
 
 def gp_take_rests(towers: Towers, pile: tuple, hand: tuple, display: tuple, need: int, can_pay: bool) -> list[tuple]:
@@ -666,7 +701,7 @@ def _combine_entries(entries: list, scrap_hand: int, torn_type: int) -> int:
 _NOT_SCRAP = tuple(t for t in range(NUM_TYPES) if t != SCRAP)
 
 
-@lru_cache(maxsize=100_000)
+@_memo
 def _combine(needs: tuple, scrap: int, scrap_hand: int) -> int:
     """Bit ``n`` set iff the types' choices add up to ``n`` display cards with the recovers they
     need covered: ``needs`` per non-scrap type (fewest recovers for each count of its display
@@ -722,7 +757,7 @@ def _base_max_bid(towers: Towers, display: tuple) -> int:
     return total + gain
 
 
-@lru_cache(maxsize=None)
+@_memo
 def _most_fitting(top: int, values: tuple) -> int:
     """The most of the (sorted) ``values`` that fit onto ``top`` together: the longest chain
     of them that can be built in turn (what ``option_counts(top, (), values)`` has as top bit)."""

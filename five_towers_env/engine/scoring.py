@@ -1,7 +1,12 @@
 """Scoring at game end (SPEC §4, Great Powers pairs §5)."""
 from __future__ import annotations
 
+from typing import Sequence
+
 from .cards import CANDY, NUM_VALUES, SCARY
+
+
+PAIR_VP = 3
 
 
 def pair_bonus(towers: tuple) -> int:
@@ -9,7 +14,14 @@ def pair_bonus(towers: tuple) -> int:
     scary, candy = towers[SCARY], towers[CANDY]
     if not scary or not candy:
         return 0
-    return 3 * sum(min(scary.count(v), candy.count(v)) for v in set(scary))
+    return PAIR_VP * sum(min(scary.count(v), candy.count(v)) for v in set(scary))
+
+
+def pair_gain(same: Sequence[int], other: Sequence[int], value: int) -> int:
+    """Great Powers: how much :func:`pair_bonus` grows when a card of ``value`` joins the candy (or
+    scary) tower holding the values ``same``, the other of the two holding ``other``: it makes a
+    new pair exactly when the other tower has more cards of that value."""
+    return PAIR_VP if other.count(value) > same.count(value) else 0
 
 
 def teardown_penalty(pile_size: int) -> int:
@@ -31,4 +43,4 @@ def score_player(towers: tuple, pile: tuple, gp: bool) -> int:
     return total
 
 
-__all__ = ["pair_bonus", "teardown_penalty", "score_player", "NUM_VALUES"]
+__all__ = ["PAIR_VP", "pair_bonus", "pair_gain", "teardown_penalty", "score_player", "NUM_VALUES"]

@@ -16,7 +16,7 @@ from . import actions as A
 from .cards import CARD_NAMES, NUM_TYPES, NUM_VALUES, TREE, TYPES, card_set
 from .lookahead import (
     END_BOTTOM, END_NONE, END_TOP, achievable_bids, base_builds, base_take_rests, base_teardowns, gp_take_rests, payable,
-    remove_one,
+    remove_one, trim_memos,
 )
 from .builder import DONE as ROUND_DONE, Round, moves as builder_moves, round_ok, run as builder_run
 from .scoring import score_player
@@ -74,6 +74,7 @@ class GameState:
                  towers: list[tuple], piles: list[tuple], start_player: int = 0,
                  deck_ran_out: bool = False) -> None:
         check_setup(num_players, variant)
+        trim_memos()  # a new game: the moment to keep the look-ahead's memos bounded
         self.num_players = int(num_players)
         self.variant = variant
         self.gp = variant == "great_powers"
