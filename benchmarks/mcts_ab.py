@@ -71,7 +71,7 @@ def main() -> None:
     p.add_argument("--games", type=int, default=3)
     p.add_argument("--per-game", type=int, default=40, help="decisions timed per game")
     p.add_argument("--simulations", type=int, default=400)
-    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--json", metavar="PATH")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()

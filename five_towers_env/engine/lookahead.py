@@ -528,7 +528,8 @@ def _type_shares(t: int, tw: tuple, pile_t: tuple, hand_t: tuple, display_t: tup
     """Great Powers take look-ahead, one type: for each sub-multiset of the display's ``t`` values
     (shortest first), ``(card ids, judged standing, judged torn down or None, how many, holds a
     tree card)``, judged as in :func:`_gp_ok` with ``tokens`` scrap recovers available."""
-    torn_pile = tuple(sorted(pile_t + (tw[-1],))) if tearable(tw) else None
+    # with its top torn down (None: not possible); without recovers only the scrap type needs the pile
+    torn_pile = (insert_one(pile_t, tw[-1]) if t == SCRAP or tokens else ()) if tearable(tw) else None
     sand = t == SAND
     key = () if not tw else ((tw[0], tw[-1]) if sand else (tw[-1],))
     torn_key = None if torn_pile is None else (() if len(tw) == 1 else ((tw[0], tw[-2]) if sand else (tw[-2],)))
@@ -586,22 +587,27 @@ def _shares_ok(types: tuple, combo: tuple, scrap_hand: int) -> bool:
     """Is there a teardown choice (none, or one type torn down) under which every type's share
     (``combo[i]`` for type ``types[i]``: cards, judged standing, judged torn down or None) can be
     built with the recovers the scrap cards allow."""
+    # Standing: the scrap type must fit, and the other types' recovers must stay within the budget
+    # (the scrap cards in hand and taken). A teardown swaps one type's judgement for its torn one.
     budget = scrap_hand
+    spent = 0
+    scrap_fits = True
     for t, e in zip(types, combo):
         if t == SCRAP:
             budget += e[3]
-    for torn_type in (-1,) + tuple(t for t, e in zip(types, combo) if e[2] is not None):
-        spent = 0
-        for t, e in zip(types, combo):
-            ok = e[2] if t == torn_type else e[1]
-            if t == SCRAP:
-                if not ok:
-                    break
-            else:
-                spent += ok
-                if spent > budget:
-                    break
+            scrap_fits = bool(e[1])
         else:
+            spent += e[1]
+    if scrap_fits and spent <= budget:
+        return True
+    for t, e in zip(types, combo):
+        torn = e[2]
+        if torn is None:
+            continue
+        if t == SCRAP:
+            if torn and spent <= budget:
+                return True
+        elif scrap_fits and spent - e[1] + torn <= budget:
             return True
     return False
 
@@ -651,7 +657,7 @@ def _gp_counts(towers: Towers, pile: tuple, hand: tuple, display: tuple, can_pay
         if not (h[t] or d[t]):
             continue
         tw = towers[t]
-        torn_pile = tuple(sorted(p[t] + (tw[-1],))) if tearable(tw) else None
+        torn_pile = (insert_one(p[t], tw[-1]) if t == SCRAP or tokens else ()) if tearable(tw) else None
         if t == SCRAP:
             entry = _scrap_ok(top_of(tw), h[t], d[t], p[t])
             torn = None if torn_pile is None else _scrap_ok(top_of(tw[:-1]), h[t], d[t], torn_pile)

@@ -255,6 +255,7 @@ class _Frame:
         self.hand: tuple = ()
         self.round: tuple = (None,) * 5
         self.seats: list = [None] * n  # per seat: [towers, pile, bid, ceiling] last written
+        self.ceiling_display: tuple | None = None  # the display object the ceilings were asked on
         self.offsets = [GLOBAL_SIZE + ((p - observer) % n) * SEAT_SIZE for p in range(n)]
 
     def refresh(self, state: GameState, cache: SeatCache) -> None:
@@ -305,10 +306,18 @@ class _Frame:
             self.round = rnd
         towers, piles, bids, seats, gp = state.towers, state.piles, state.bids, self.seats, self.gp
         live = phase != _GAME_OVER
+        # a ceiling depends only on the display and the seat's towers: asked again when one changes
+        same_display = state.display is self.ceiling_display
+        self.ceiling_display = state.display
         for p in range(self.n):
             tw, pile, bid = towers[p], piles[p], bids[p]
-            ceiling = state.ceiling(p) if live else None
             old = seats[p]
+            if not live:
+                ceiling = None
+            elif same_display and old is not None and tw is old[0] and old[3] is not None:
+                ceiling = old[3]
+            else:
+                ceiling = state.ceiling(p)
             o = self.offsets[p]
             if old is None:
                 v[o:o + SEAT_SIZE] = _seat_block(tw, pile, gp)
