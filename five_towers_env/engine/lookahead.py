@@ -24,9 +24,9 @@ from .cards import NUM_TYPES, NUM_VALUES, SAND, SCRAP, TREE, can_place
 
 # Memos: plain dicts (functools.cache), not LRU caches. A hit is cheaper without the LRU's
 # bookkeeping, and an LRU entry is a linked-list node the garbage collector must walk on every
-# full collection: with a few hundred thousand entries that cost more than the look-ahead itself
-# (the Great Powers engine ran 15-20% faster in benchmarks/bench.py with plain dicts). Memory is
-# bounded by trim_memos, which a new game calls: a memo past MEMO_LIMIT entries starts again empty.
+# full collection, and with a few hundred thousand entries those walks were a visible share of
+# the Great Powers engine's time (docs/experiments.md, engine speed). Memory is bounded by
+# trim_memos, which a new game calls: a memo past MEMO_LIMIT entries starts again empty.
 MEMO_LIMIT = 200_000
 _MEMOS: list = []
 
