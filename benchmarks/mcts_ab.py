@@ -18,10 +18,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import subprocess
 import sys
 import time
+
+from report import machine, write_json  # benchmarks/report.py, beside this script
 
 
 def worker(variant: str, games: int, per_game: int, simulations: int) -> dict:
@@ -90,15 +91,12 @@ def main() -> None:
     same = runs["old"][0]["chosen"] == runs["new"][0]["chosen"]
     out = {"variant": args.variant, "simulations": args.simulations, "decisions": runs["new"][0]["decisions"],
            "repeats": args.repeats, "old": os.path.abspath(args.old), "new": os.path.abspath(args.new),
-           "machine": f"{platform.processor() or platform.machine()}, python {platform.python_version()}",
+           "machine": machine(),
            "ms_per_decision": {name: [round(r["ms_per_decision"], 3) for r in rs] for name, rs in runs.items()},
            "best_ms_per_decision": {k: round(v, 3) for k, v in best.items()},
            "new_over_old": round(best["new"] / best["old"], 3), "same_choices": same}
     print(json.dumps({k: v for k, v in out.items() if k != "ms_per_decision"}, indent=2))
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(out, f, indent=2)
-            f.write("\n")
+    write_json(args.json, out)
 
 
 if __name__ == "__main__":

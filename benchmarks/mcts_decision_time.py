@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import time
 
 import numpy as np
@@ -23,6 +22,7 @@ import numpy as np
 from five_towers_env.agents.base import agent_info
 from five_towers_env.environment.aec import raw_env
 from five_towers_env.evaluation.match import make_jobs, parse_agent_spec
+from report import machine, write_json  # benchmarks/report.py, beside this script
 
 
 def main() -> None:
@@ -62,16 +62,13 @@ def main() -> None:
                 "cpu_max_s": float(cpu.max())}
 
     out = {"simulations": args.simulations, "games_per_opponent": args.games, "seed": args.seed,
-           "machine": f"{platform.processor() or platform.machine()}, python {platform.python_version()}",
+           "machine": machine(),
            "choices": stats([r for r in rows if r[1] > 1]), "all_decisions": stats(rows),
            "per_opponent": {o: {"choices": stats([r for r in rows if r[0] == o and r[1] > 1]),
                                 "all_decisions": stats([r for r in rows if r[0] == o])}
                             for o in args.opponents}}
     print(json.dumps(out, indent=2))
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(out, f, indent=2)
-            f.write("\n")
+    write_json(args.json, out)
 
 
 if __name__ == "__main__":

@@ -101,3 +101,14 @@ def test_mcts_ab_script(tmp_path):
     out = json.loads(out_json.read_text())
     assert out["decisions"] == 2 and out["same_choices"] is True
     assert set(out["best_ms_per_decision"]) == {"old", "new"} and out["new_over_old"] > 0
+
+
+def test_mcts_decision_time_script(tmp_path):
+    out_json = tmp_path / "times.json"
+    run("benchmarks/mcts_decision_time.py", "--simulations", "10", "--opponents", "random", "--games", "2",
+        "--json", str(out_json))
+    import json
+
+    out = json.loads(out_json.read_text())
+    assert out["games_per_opponent"] == 2 and out["all_decisions"]["decisions"] > 0
+    assert set(out["per_opponent"]) == {"random"} and out["machine"]
