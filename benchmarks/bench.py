@@ -26,7 +26,10 @@ import argparse
 import json
 import os
 import platform
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import asdict, dataclass
 from typing import Callable
@@ -273,20 +276,58 @@ GOALS: tuple[tuple[str, float], ...] = (
 )
 
 
-def ratio_table(results: list[Result], ft_names: list[str]) -> str | None:
-    """Each five_towers row's agent-steps/s over its reference row's (and games/s over connect_four_v3's)."""
+def run_ratios(results: list[Result]) -> dict[str, float]:
+    """Each row's agent-steps/s over its reference row's in the same run (rows whose reference ran)."""
     by = {r.name: r for r in results}
-    rows = ["| row | compared with | steps/s ratio | goal |", "|---|---|---:|---|"]
+    return {r.name: r.steps_per_s / by[r.ref].steps_per_s for r in results if r.ref in by and r.name != r.ref}
+
+
+def ratio_table(results: list[Result], ft_names: list[str], runs: list[list[Result]] | None = None) -> str | None:
+    """Each five_towers row's agent-steps/s over its reference row's. With ``runs`` (repeated runs),
+    the median of the per-run ratios and their range; the goal is judged on the median."""
+    per_run = [run_ratios(rs) for rs in (runs or [results])]
+    wide = len(per_run) > 1
+    rows = ["| row | compared with | steps/s ratio |" + (" range over runs |" if wide else "") + " goal |",
+            "|---|---|---:|" + ("---|" if wide else "") + "---|"]
     goals = dict(GOALS)
+    refs = {r.name: r.ref for r in results}
     for name in ft_names:
-        r = by.get(name)
-        if r is None or r.ref not in by:
+        values = [q[name] for q in per_run if name in q]
+        if not values:
             continue
-        q = r.steps_per_s / by[r.ref].steps_per_s
+        q = statistics.median(values)
         goal = goals.get(name)
         verdict = "" if goal is None else f">= {goal:g}×: {'met' if q >= goal else 'NOT MET'}"
-        rows.append(f"| {name} | {r.ref} | {q:.2f}× | {verdict} |")
+        spread = f" {min(values):.2f}–{max(values):.2f}× |" if wide else ""
+        rows.append(f"| {name} | {refs[name]} | {q:.2f}× |{spread} {verdict} |")
     return "\n".join(rows) if len(rows) > 2 else None
+
+
+def median_results(runs: list[list[Result]]) -> list[Result]:
+    """Per row, the median of every rate over the runs (counts: the median too)."""
+    out = []
+    for rows in zip(*runs):
+        first = rows[0]
+        med = {f: statistics.median(getattr(r, f) for r in rows)
+               for f in ("seconds", "steps_per_s", "games_per_s", "steps_per_game", "cpu_share")}
+        counts = {f: int(statistics.median(getattr(r, f) for r in rows)) for f in ("steps", "games", "game_steps")}
+        out.append(Result(first.name, kind=first.kind, ref=first.ref, **med, **counts))
+    return out
+
+
+def repeated(argv: list[str], repeats: int) -> list[list[Result]]:
+    """Run this script ``repeats`` times, each in a fresh process (its memos, caches and heap start
+    empty, so the runs are independent samples of the machine's noise); their rows."""
+    runs = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(repeats):
+            path = os.path.join(tmp, f"run{i}.json")
+            print(f"run {i + 1}/{repeats} (fresh process)", flush=True)
+            subprocess.run([sys.executable, os.path.abspath(__file__), *argv, "--repeats", "1", "--json", path,
+                            "--quiet"], check=True)
+            with open(path) as f:
+                runs.append([Result(**r) for r in json.load(f)["results"]])
+    return runs
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -295,11 +336,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--warmup", type=float, default=0.5, help="warm-up wall time per environment (default 0.5)")
     p.add_argument("--rounds", type=int, default=5,
                    help="split each environment's time into this many slices, run round-robin (default 5)")
+    p.add_argument("--repeats", type=int, default=1,
+                   help="independent runs, each in a fresh process; rates and ratios are their medians (default 1)")
     p.add_argument("--seed", type=int, default=0, help="seed of the first reset and of the action generator")
     p.add_argument("--json", metavar="PATH", help="also write the results as JSON to PATH")
     p.add_argument("--only", action="append", metavar="NAME",
                    help="run only the row named NAME, or else rows whose name contains NAME (repeatable)")
+    p.add_argument("--quiet", action="store_true", help=argparse.SUPPRESS)  # a repeat's child process
     args = p.parse_args(argv)
+    if args.repeats < 1:
+        p.error("--repeats must be at least 1")
 
     all_cases = cases()
     wanted: set[str] = set()
@@ -311,30 +357,44 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--only matched none of: {', '.join(c.name for c in all_cases)}")
 
     info = env_info()
-    print(f"Python {info['python']} ({info['implementation']}), numpy {info['numpy']}, "
-          f"pettingzoo {info['pettingzoo']}, five_towers_env {info['five_towers_env']}")
-    print(f"{info['platform']}, {info['processor']}, CPUs: {info['cpu_count']} "
-          f"(usable: {info['affinity_cpus']}); single process, single thread")
-    print(f"{args.seconds:g} s per environment ({args.rounds} interleaved slices) after {args.warmup:g} s "
-          f"warm-up, seed {args.seed}\n")
+    say = (lambda *a, **k: None) if args.quiet else print
+    say(f"Python {info['python']} ({info['implementation']}), numpy {info['numpy']}, "
+        f"pettingzoo {info['pettingzoo']}, five_towers_env {info['five_towers_env']}")
+    say(f"{info['platform']}, {info['processor']}, CPUs: {info['cpu_count']} "
+        f"(usable: {info['affinity_cpus']}); single process, single thread")
+    say(f"{args.seconds:g} s per environment ({args.rounds} interleaved slices) after {args.warmup:g} s "
+        f"warm-up, seed {args.seed}" + (f"; {args.repeats} runs, medians shown" if args.repeats > 1 else "") + "\n")
 
-    results = bench(selected, args.seconds, args.warmup, args.seed, max(1, args.rounds))
+    if args.repeats > 1:
+        forward = ["--seconds", str(args.seconds), "--warmup", str(args.warmup), "--rounds", str(args.rounds),
+                   "--seed", str(args.seed)]
+        for o in args.only or []:
+            forward += ["--only", o]
+        runs = repeated(forward, args.repeats)
+        results = median_results(runs)
+    else:
+        results = bench(selected, args.seconds, args.warmup, args.seed, max(1, args.rounds))
+        runs = [results]
 
     extras = {c.name for c in selected if c.extra}
-    print("\n" + markdown(results, extras))
-    low = min(r.cpu_share for r in results)
+    say("\n" + markdown(results, extras))
+    low = min(r.cpu_share for run in runs for r in run)
     if low < 0.9:
-        print(f"\nWarning: CPU/wall down to {low:.2f}: other processes competed for the CPU, absolute rates are "
-              "low and noisy; the ratios (interleaved slices) are the more trustworthy numbers.")
-    ratios = ratio_table(results, [c.name for c in selected if c.five_towers])
+        say(f"\nWarning: CPU/wall down to {low:.2f}: other processes competed for the CPU, absolute rates are "
+            "low and noisy; the ratios (interleaved slices) are the more trustworthy numbers.")
+    ratios = ratio_table(results, [c.name for c in selected if c.five_towers], runs)
     if ratios:
-        print("\nRatios (> 1 means five_towers is faster):\n")
-        print(ratios)
+        say("\nRatios (> 1 means five_towers is faster" + ("; median of the runs" if len(runs) > 1 else "") + "):\n")
+        say(ratios)
 
     if args.json:
+        out = {"info": info, "args": {k: v for k, v in vars(args).items() if k != "quiet"},
+               "results": [asdict(r) for r in results]}
+        if len(runs) > 1:
+            out["runs"] = [[asdict(r) for r in run] for run in runs]
         with open(args.json, "w") as f:
-            json.dump({"info": info, "args": vars(args), "results": [asdict(r) for r in results]}, f, indent=2)
-        print(f"\nwrote {args.json}")
+            json.dump(out, f, indent=2)
+        say(f"\nwrote {args.json}")
     return 0
 
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -77,9 +78,29 @@ def test_benchmark_script(tmp_path):
     assert rows["engine 5T 2p base"]["kind"] == "engine" and rows["connect_four_v3"]["kind"] == "env"
 
 
+def test_benchmark_repeats_give_medians_and_ranges(tmp_path):
+    pytest.importorskip("pettingzoo.classic.connect_four_v3")  # the bench extra (pygame)
+    out_json = tmp_path / "bench.json"
+    out = run("benchmarks/bench.py", "--seconds", "0.1", "--warmup", "0.02", "--rounds", "1", "--repeats", "2",
+              "--only", "engine 5T 2p base", "--only", "connect_four_v3", "--json", str(out_json))
+    assert "range over runs" in out and out.count("(fresh process)") == 2
+    import json
+    import statistics
+
+    data = json.loads(out_json.read_text())
+    assert len(data["runs"]) == 2 and [r["name"] for r in data["results"]] == ["engine 5T 2p base", "connect_four_v3"]
+    for i, row in enumerate(data["results"]):
+        assert row["steps_per_s"] == statistics.median(run[i]["steps_per_s"] for run in data["runs"])
+    spec = importlib.util.spec_from_file_location("speed_table", ROOT / "benchmarks" / "speed_table.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    ratios = [run[0]["steps_per_s"] / run[1]["steps_per_s"] for run in data["runs"]]
+    line = module.speed_table(data).splitlines()[2]
+    assert f"| {statistics.median(ratios):.2f}x | {min(ratios):.2f}-{max(ratios):.2f}x |" in line
+
+
 def test_uniform_choices_cover_every_index():
     pytest.importorskip("pettingzoo.classic.connect_four_v3")  # bench.py imports it
-    import importlib.util
 
     spec = importlib.util.spec_from_file_location("bench", ROOT / "benchmarks" / "bench.py")
     bench = importlib.util.module_from_spec(spec)

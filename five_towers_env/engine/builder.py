@@ -65,6 +65,13 @@ def run(r: Round, actions: Sequence[int], gp: bool) -> tuple[Round, int]:
     action). A whole sequence is applied without building a :class:`Round` per move, which is
     what makes a search rollout's round cheap.
     """
+    fields, done = run_fields(r, actions, gp)
+    return Round(*fields), done
+
+
+def run_fields(r: tuple, actions: Sequence[int], gp: bool) -> tuple[tuple, int]:
+    """:func:`run` on a plain tuple of the :class:`Round` fields, in their order, giving back a
+    plain tuple: for the engine's own bookkeeping, which reads the fields and needs no ``Round``."""
     phase, towers, pile, hand, display, need, took_tree, sand_end = r
     done = 0
     for action in actions:
@@ -112,7 +119,7 @@ def run(r: Round, actions: Sequence[int], gp: bool) -> tuple[Round, int]:
             raise ValueError(f"no builder move in phase {phase}")
         if phase == DONE:
             break
-    return Round(phase, towers, pile, hand, display, need, took_tree, sand_end), done
+    return (phase, towers, pile, hand, display, need, took_tree, sand_end), done
 
 
 def moves(r: Round, gp: bool) -> list[tuple[int, Round]]:
@@ -158,4 +165,4 @@ def start(towers: tuple, pile: tuple, display: tuple, need: int) -> Round:
     return Round(TAKE, towers, pile, (), display, need, False, END_NONE)
 
 
-__all__ = ["Round", "step", "run", "moves", "round_ok", "start", "TAKE", "TEARDOWN", "BUILD", "RECOVER", "DONE"]
+__all__ = ["Round", "step", "run", "run_fields", "moves", "round_ok", "start", "TAKE", "TEARDOWN", "BUILD", "RECOVER", "DONE"]

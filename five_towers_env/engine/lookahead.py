@@ -187,8 +187,11 @@ def base_take_rests(towers: Towers, hand: tuple, display: tuple, need: int) -> l
     """Base game, mid-take: every multiset of ``need`` display cards whose taking completes a
     hand that can be built (after some teardown). Taking card ``c`` keeps exactly the rests
     holding ``c``, less ``c``: the engine narrows this list take by take."""
+    finals = _base_final_hands(towers, insert_many(hand, display), len(hand) + need)
+    if not hand:  # the usual case: asked at the first take, every final hand is a rest
+        return list(finals)
     rests = []
-    for final in _base_final_hands(towers, insert_many(hand, display), len(hand) + need):
+    for final in finals:
         rest = _minus(final, hand)
         if rest is not None:
             rests.append(tuple(rest))
@@ -201,32 +204,33 @@ def _base_final_hands(towers: Towers, pool: tuple, size: int) -> tuple:
     # Hands are pool positions as bitmasks; the pool is sorted, so each type's cards sit at
     # consecutive positions.
     tops, torn = base_tops(towers)
-    parts = []  # (first position, count, fits per subset, fits after a teardown per subset or None)
+    parts = []  # (first position, mask of its count, fits per subset, fits after a teardown per subset or None)
     start = 0
     for t, values in enumerate(split_by_type(pool)):
         if values:
             ok = _subset_fits(tops[t], values)
-            parts.append((start, len(values), ok, None if torn[t] is None else _subset_fits(torn[t], values)))
-            start += len(values)
+            count = len(values)
+            parts.append((start, (1 << count) - 1, ok, None if torn[t] is None else _subset_fits(torn[t], values)))
+            start += count
     out = {}
-    for hand in _masks_of_size(len(pool), size):
+    for hand, picks in _masks_of_size(len(pool), size):
         bad = None
-        for first, count, ok, ok_torn in parts:
-            sub = (hand >> first) & ((1 << count) - 1)
+        for first, mask, ok, ok_torn in parts:
+            sub = (hand >> first) & mask
             if not ok[sub]:
                 if bad is not None:
                     break
                 bad = ok_torn is not None and ok_torn[sub]  # the one misfit type: torn down, does it fit?
         else:
             if bad is None or bad:
-                out[tuple(c for i, c in enumerate(pool) if hand >> i & 1)] = None
+                out[tuple([pool[i] for i in picks])] = None
     return tuple(out)
 
 
 @_memo
 def _masks_of_size(n: int, k: int) -> tuple:
-    """Every ``n``-bit mask with ``k`` bits set."""
-    return tuple(m for m in range(1 << n) if m.bit_count() == k)
+    """``(mask, its set positions)`` for every ``n``-bit mask with ``k`` bits set."""
+    return tuple((m, tuple(i for i in range(n) if m >> i & 1)) for m in range(1 << n) if m.bit_count() == k)
 
 
 @_memo
@@ -298,23 +302,60 @@ def base_teardowns(towers: Towers, hand: tuple) -> list[int]:
 def base_builds(towers: Towers, hand: tuple) -> list[int]:
     """Base game build decision: the distinct hand cards that can be built now with the rest
     of the hand still buildable afterwards."""
-    tops = tuple(tw[-1] if tw else NO_TOWER for tw in towers)  # towers change every build: no memo
     groups = split_by_type(hand)
-    bad = _misfit_types(tops, groups)
-    if len(bad) > 1:
-        return []
-    out = []
-    prev = None
-    for c in hand:
-        if c == prev:
+    bad = -1  # the one type whose hand values do not fit onto its tower (two: a dead end)
+    for t in range(NUM_TYPES):
+        values = groups[t]
+        if values:
+            tw = towers[t]
+            if not fits(tw[-1] if tw else NO_TOWER, values):
+                if bad >= 0:
+                    return []
+                bad = t
+    out: list[int] = []
+    for t in range(NUM_TYPES):  # types in order, values ascending: card ids ascending
+        values = groups[t]
+        # building a card changes only its own type, so every other type must fit already
+        if values and (bad < 0 or bad == t):
+            tw = towers[t]
+            first = t * NUM_VALUES
+            out += [first + v for v in _first_builds(tw[-1] if tw else NO_TOWER, values)]
+    return out
+
+
+@_memo
+def _first_builds(top: int, values: tuple) -> tuple:
+    """The distinct ``values`` that can go onto ``top`` now with the others still fitting after them."""
+    return tuple(v for v, rest in each_distinct(values)
+                 if (top == NO_TOWER or can_place(top, v)) and fits(v, rest))
+
+
+def gp_plain_builds(towers: Towers, hand: tuple, pile: tuple, sand_end: int) -> list[tuple[int, bool]] | None:
+    """Great Powers build decision, ``(card, placed at the bottom)`` for each build that leaves the
+    rest of the hand buildable; None when a recover could still come this round (a scrap card in
+    hand and cards on the pile), where only the general search decides. Without recovers each type
+    is on its own, as in :func:`base_builds`; the sand tower keeps this round's end."""
+    groups = split_by_type(hand)
+    if groups[SCRAP] and pile:
+        return None
+    for t in range(NUM_TYPES):  # a type that misfits now misfits after any build: a dead end
+        values = groups[t]
+        if values and not (_sand_ok(_tower_key(towers, SAND), values, sand_end) if t == SAND
+                           else fits(top_of(towers[t]), values)):
+            return []
+    out: list[tuple[int, bool]] = []
+    for t in range(NUM_TYPES):
+        values = groups[t]
+        if not values:
             continue
-        prev = c
-        t, v = divmod(c, NUM_VALUES)
-        # building c changes only type t, so every other type must fit already
-        if bad and bad[0] != t or tops[t] != NO_TOWER and not can_place(tops[t], v):
+        first = t * NUM_VALUES
+        if t != SAND:
+            out += [(first + v, False) for v in _first_builds(top_of(towers[t]), values)]
             continue
-        if fits(v, remove_one(groups[t], v)):
-            out.append(c)
+        for v, rest in each_distinct(values):
+            for new_towers, end, bottom in placements(towers, first + v, sand_end, True):
+                if _sand_ok(_tower_key(new_towers, SAND), rest, end):
+                    out.append((first + v, bottom))
     return out
 
 
@@ -526,8 +567,9 @@ def teardown_ok(towers: Towers, hand: tuple, pile: tuple, gp: bool) -> bool:
 
 def _type_shares(t: int, tw: tuple, pile_t: tuple, hand_t: tuple, display_t: tuple, tokens: int) -> tuple:
     """Great Powers take look-ahead, one type: for each sub-multiset of the display's ``t`` values
-    (shortest first), ``(card ids, judged standing, judged torn down or None, how many, holds a
-    tree card)``, judged as in :func:`_gp_ok` with ``tokens`` scrap recovers available."""
+    (shortest first) that could be built standing or torn down, ``(card ids, judged standing,
+    judged torn down or None, how many, holds a tree card)``, judged as in :func:`_gp_ok` with
+    ``tokens`` scrap recovers available."""
     # with its top torn down (None: not possible); without recovers only the scrap type needs the pile
     torn_pile = (insert_one(pile_t, tw[-1]) if t == SCRAP or tokens else ()) if tearable(tw) else None
     sand = t == SAND
@@ -543,7 +585,9 @@ def _type_shares(t: int, tw: tuple, pile_t: tuple, hand_t: tuple, display_t: tup
             ok = _recovers_needed(key, sand, END_NONE, forced, *_budget(pile_t, tokens))
             ok_torn = None if torn_pile is None else _recovers_needed(
                 torn_key, sand, END_NONE, forced, *_budget(torn_pile, tokens))
-        per.append((ids, ok, ok_torn, len(sub), t == TREE and bool(sub)))
+        # a share that neither standing nor torn down can be built is in no rest (see _shares_ok)
+        if (ok or ok_torn) if t == SCRAP else (ok < INF or ok_torn is not None and ok_torn < INF):
+            per.append((ids, ok, ok_torn, len(sub), t == TREE and bool(sub)))
     return tuple(per)
 
 
@@ -750,16 +794,20 @@ def _base_max_bid(towers: Towers, display: tuple) -> int:
     # Per type, the buildable subsets of the display are closed under dropping the card built
     # last, so each type contributes 0..a_T cards (a_T with its top torn down: b_T) and the
     # bids that can be carried out are exactly 0..max(sum a, sum a - a_X + b_X).
-    tops, torn = base_tops(towers)
     total = 0
     gain = 0
-    for t, values in enumerate(split_by_type(display)):
-        if not values:
-            continue
-        a = _most_fitting(tops[t], values)
-        total += a
-        if torn[t] is not None:
-            gain = max(gain, _most_fitting(torn[t], values) - a)
+    groups = split_by_type(display)
+    for t in range(NUM_TYPES):
+        values = groups[t]
+        if values:
+            tw = towers[t]
+            top = tw[-1] if tw else NO_TOWER
+            a = _most_fitting(top, values)
+            total += a
+            if tw and top:  # tearable (not topped by a 0): a teardown exposes the card below, or no tower
+                b = _most_fitting(tw[-2] if len(tw) > 1 else NO_TOWER, values) - a
+                if b > gain:
+                    gain = b
     return total + gain
 
 

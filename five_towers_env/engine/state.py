@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 from enum import IntEnum
+from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
@@ -15,10 +16,10 @@ import numpy as np
 from . import actions as A
 from .cards import CARD_NAMES, NUM_TYPES, NUM_VALUES, TREE, TYPES, card_set
 from .lookahead import (
-    END_BOTTOM, END_NONE, END_TOP, achievable_bids, base_builds, base_take_rests, base_teardowns, gp_take_rests, payable,
-    remove_one, trim_memos,
+    END_BOTTOM, END_NONE, END_TOP, achievable_bids, base_builds, base_take_rests, base_teardowns, gp_plain_builds,
+    gp_take_rests, payable, remove_one, trim_memos,
 )
-from .builder import DONE as ROUND_DONE, Round, moves as builder_moves, round_ok, run as builder_run
+from .builder import DONE as ROUND_DONE, Round, moves as builder_moves, round_ok, run_fields
 from .scoring import score_player
 
 VARIANTS: tuple[str, ...] = ("base", "great_powers")
@@ -100,7 +101,7 @@ class GameState:
                 or not 0 <= start_player < num_players:
             raise ValueError(f"start_player must be a seat 0..{num_players - 1}, got {start_player!r}")
         rng = rng if rng is not None else np.random.default_rng()
-        deck = [int(c) for c in rng.permutation(card_set(num_players))]
+        deck = rng.permutation(_card_array(num_players)).tolist()
         display = tuple(deck.pop() for _ in range(5))
         empty = tuple(() for _ in range(NUM_TYPES))
         return cls(num_players, variant, rng, deck=deck, discard=[], display=display,
@@ -245,7 +246,10 @@ class GameState:
         first = self.bid_turn == 0
         low = 0 if first else self.high_bid + 1
         mask = self.bid_mask(self.current_player)
-        out = [A.BID + n for n in range(low, mask.bit_length()) if mask >> n & 1]
+        if mask & (mask + 1) == 0:  # every bid up to the highest (always so in the base game)
+            out = list(range(A.BID + low, A.BID + mask.bit_length()))
+        else:
+            out = [A.BID + n for n in range(low, mask.bit_length()) if mask >> n & 1]
         if not first:
             out.append(A.PASS)  # PASS follows every bid id
         return out
@@ -316,8 +320,12 @@ class GameState:
         what the rest of the table sees of them (tree cards paid go to the discard pile). Applies
         ``actions`` in turn until they run out or the round ends; returns how many it applied."""
         p = self.builder
-        before = self._round()
-        r, done = builder_run(before, actions, self.gp)
+        phase = self.phase
+        towers = self.towers[p]
+        need = self.target - self.taken if phase == _TAKE else 0
+        (phase, new_towers, pile, hand, display, _, took_tree, sand_end), done = run_fields(
+            (phase, towers, self.piles[p], self.hand, self.display, need, self.took_tree, self.sand_end),
+            actions, self.gp)
         for i in range(done):  # the bookkeeping outside the builder's own round
             a = actions[i]
             if a >= _BUILD_ID:  # builds and recovers, to the round's end: nothing outside the round
@@ -329,21 +337,21 @@ class GameState:
                     self._take_rests = [remove_one(rest, c) for rest in self._take_rests if c in rest]
             elif a == _STOP:  # the tree cards paid, top first, go to the discard pile
                 need = self.target - self.taken
-                tree = before.towers[TREE]
+                tree = towers[TREE]
                 self.discard.extend(TREE * NUM_VALUES + v for v in reversed(tree[len(tree) - need:]))
                 self.paid = need
             else:
                 self.torn = -1 if a == A.NO_TEARDOWN else a - A.TEARDOWN
-        self.towers[p] = r.towers
-        self.piles[p] = r.pile
-        self.hand = r.hand
-        self.display = r.display
-        self.took_tree = r.took_tree
-        self.sand_end = r.sand_end
-        if r.phase == ROUND_DONE:
+        self.towers[p] = new_towers
+        self.piles[p] = pile
+        self.hand = hand
+        self.display = display
+        self.took_tree = took_tree
+        self.sand_end = sand_end
+        if phase == ROUND_DONE:
             self._end_round(next_start=(p + 1) % self.num_players)
         else:
-            self.phase = r.phase
+            self.phase = phase
         return done
 
     # -- teardown -----------------------------------------------------------------------
@@ -357,9 +365,13 @@ class GameState:
     # -- building and recovering --------------------------------------------------------
 
     def _legal_build(self) -> list[int]:
-        if self.gp:
+        p = self.builder
+        if not self.gp:
+            return [A.BUILD + c for c in base_builds(self.towers[p], self.hand)]  # hand sorted: ids ascending
+        builds = gp_plain_builds(self.towers[p], self.hand, self.piles[p], self.sand_end)
+        if builds is None:  # a recover may still come: the general search
             return self._legal_moves()
-        return [A.BUILD + c for c in base_builds(self.towers[self.builder], self.hand)]  # hand sorted: ids ascending
+        return sorted(A.build_action(c, bottom) for c, bottom in builds)
 
     # -- end of round -------------------------------------------------------------------
 
@@ -396,6 +408,14 @@ class GameState:
     def tower_names(self, player: int) -> dict[str, list[int]]:
         """A player's towers as ``{type: [values bottom to top]}``, empty towers left out."""
         return {TYPES[t]: list(tw) for t, tw in enumerate(self.towers[player]) if tw}
+
+
+@lru_cache(maxsize=None)
+def _card_array(num_players: int) -> np.ndarray:
+    # the card set as the int64 array ``permutation`` would make of the list (the same shuffle)
+    cards = np.array(card_set(num_players), dtype=np.int64)
+    cards.flags.writeable = False
+    return cards
 
 
 _LEGAL = (  # indexed by phase
