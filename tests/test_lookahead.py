@@ -304,24 +304,29 @@ def test_general_search_with_inert_powers_matches_per_type_path():
 
 
 @pytest.mark.parametrize("n", (2, 4))
-def test_gp_builds_without_recovers_match_the_general_search(n):
-    """Great Powers build masks take the per-type path when no recover can come (no scrap card in
-    hand, or an empty pile): it must list exactly the moves the general search keeps."""
-    plain = general = 0
+def test_gp_per_type_paths_match_the_general_search(n):
+    """Great Powers build and teardown masks take the per-type path when no recover can come (builds:
+    no scrap card in hand or an empty pile; teardowns: no scrap card in hand): it must list exactly
+    the moves the general search keeps."""
+    plain = {Phase.BUILD: 0, Phase.TEARDOWN: 0}
+    general = dict(plain)
     for g in range(12):
         rng = random.Random(500 + g)
         s = GameState.new_game(n, "great_powers", np.random.default_rng(500 + g))
         while not s.is_terminal():
+            p = s.builder
             if s.phase == Phase.BUILD:
-                p = s.builder
-                builds = L.gp_plain_builds(s.towers[p], s.hand, s.piles[p], s.sand_end)
-                if builds is None:
-                    general += 1
+                per_type = L.gp_plain_builds(s.towers[p], s.hand, s.piles[p], s.sand_end)
+            elif s.phase == Phase.TEARDOWN:
+                per_type = L.gp_plain_teardowns(s.towers[p], s.hand, s.sand_end)
+            if s.phase in plain:
+                if per_type is None:
+                    general[s.phase] += 1
                 else:
-                    plain += 1
-                    assert s._legal_build() == s._legal_moves(), _where(s)
+                    plain[s.phase] += 1
+                    assert s.legal_actions() == s._legal_moves(), _where(s)
             s.apply_action(rng.choice(s.legal_actions()))
-    assert plain > 200 and general > 10
+    assert min(plain.values()) > 100 and min(general.values()) > 10, (plain, general)
 
 
 def test_achievable_bids_against_oracle():

@@ -330,6 +330,36 @@ def _first_builds(top: int, values: tuple) -> tuple:
                  if (top == NO_TOWER or can_place(top, v)) and fits(v, rest))
 
 
+def _fits_on(t: int, tower: tuple, values: tuple, sand_end: int) -> bool:
+    """Without recovers: can the type-``t`` ``values`` all be built onto ``tower`` (sand: at this
+    round's end of it)."""
+    if t == SAND:
+        return _sand_ok((tower[0], tower[-1]) if tower else (), values, sand_end)
+    return fits(tower[-1] if tower else NO_TOWER, values)
+
+
+def gp_plain_teardowns(towers: Towers, hand: tuple, sand_end: int) -> list[int] | None:
+    """Great Powers teardown decision, as :func:`base_teardowns`: -1 and each type whose teardown
+    leaves the hand buildable; None with a scrap card in hand, where recovers (of the torn card,
+    too) may come and only the general search decides. Without them each type is on its own."""
+    groups = split_by_type(hand)
+    if groups[SCRAP]:
+        return None
+    bad = [t for t in range(NUM_TYPES) if groups[t] and not _fits_on(t, towers[t], groups[t], sand_end)]
+    out = [] if bad else [-1]
+    for t in range(NUM_TYPES):
+        tw = towers[t]
+        if not tearable(tw):
+            continue
+        if groups[t]:  # a teardown changes only its own type's tower
+            ok = all(u == t for u in bad) and _fits_on(t, tw[:-1], groups[t], sand_end)
+        else:
+            ok = not bad
+        if ok:
+            out.append(t)
+    return out
+
+
 def gp_plain_builds(towers: Towers, hand: tuple, pile: tuple, sand_end: int) -> list[tuple[int, bool]] | None:
     """Great Powers build decision, ``(card, placed at the bottom)`` for each build that leaves the
     rest of the hand buildable; None when a recover could still come this round (a scrap card in
@@ -340,8 +370,7 @@ def gp_plain_builds(towers: Towers, hand: tuple, pile: tuple, sand_end: int) -> 
         return None
     for t in range(NUM_TYPES):  # a type that misfits now misfits after any build: a dead end
         values = groups[t]
-        if values and not (_sand_ok(_tower_key(towers, SAND), values, sand_end) if t == SAND
-                           else fits(top_of(towers[t]), values)):
+        if values and not _fits_on(t, towers[t], values, sand_end):
             return []
     out: list[tuple[int, bool]] = []
     for t in range(NUM_TYPES):

@@ -14,7 +14,8 @@ def pair_bonus(towers: tuple) -> int:
     scary, candy = towers[SCARY], towers[CANDY]
     if not scary or not candy:
         return 0
-    return PAIR_VP * sum(min(scary.count(v), candy.count(v)) for v in set(scary))
+    common = set(scary).intersection(candy)
+    return PAIR_VP * sum(min(scary.count(v), candy.count(v)) for v in common) if common else 0
 
 
 def pair_gain(same: Sequence[int], other: Sequence[int], value: int) -> int:

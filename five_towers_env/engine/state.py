@@ -17,7 +17,7 @@ from . import actions as A
 from .cards import CARD_NAMES, NUM_TYPES, NUM_VALUES, TREE, TYPES, card_set
 from .lookahead import (
     END_BOTTOM, END_NONE, END_TOP, achievable_bids, base_builds, base_take_rests, base_teardowns, gp_plain_builds,
-    gp_take_rests, payable, remove_one, trim_memos,
+    gp_plain_teardowns, gp_take_rests, payable, remove_one, split_by_type, trim_memos,
 )
 from .builder import DONE as ROUND_DONE, Round, moves as builder_moves, round_ok, run_fields
 from .scoring import score_player
@@ -135,7 +135,7 @@ class GameState:
         d = len(self.display)
         if not self.gp:
             return d
-        non_tree = sum(1 for c in self.display if c // NUM_VALUES != TREE)
+        non_tree = d - len(split_by_type(self.display)[TREE])
         return max(d, non_tree + payable(self.towers[player], True))
 
     def bid_mask(self, player: int) -> int:
@@ -358,8 +358,11 @@ class GameState:
 
     def _legal_teardown(self) -> list[int]:
         if self.gp:
-            return self._legal_moves()
-        teardowns = base_teardowns(self.towers[self.builder], self.hand)
+            teardowns = gp_plain_teardowns(self.towers[self.builder], self.hand, self.sand_end)
+            if teardowns is None:  # a recover may come: the general search
+                return self._legal_moves()
+        else:
+            teardowns = base_teardowns(self.towers[self.builder], self.hand)
         return sorted(A.NO_TEARDOWN if t < 0 else A.TEARDOWN + t for t in teardowns)
 
     # -- building and recovering --------------------------------------------------------

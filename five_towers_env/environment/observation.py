@@ -99,13 +99,17 @@ def layout_table() -> str:
 
 
 class SeatCache:
-    """Memo that lets ``encode`` patch its last vector instead of building a new one.
+    """Memo that lets ``encode`` patch the last table it wrote instead of building a new one.
 
-    * per observer, the last vector encoded and the inputs of each of its pieces: a piece is
-      rewritten only when its inputs differ (see ``_Frame``); a seat's towers change one
-      tower at a time, so only that tower's part of the seat block is rewritten;
-    * the discard and unseen counts change only at the end of a round (and on a tree payment):
-      one memo serves every observer, and a round's draw is patched in from the last counts.
+    * The table holds every piece that does not depend on the observer (all but ``to_act``,
+      ``start_player`` and ``builder``, which are relative seats), with the seats in absolute order,
+      and the inputs each piece was written from: a piece is rewritten only when its inputs differ
+      (see ``_Table``), so a change is written once whichever seat looks next; a seat's towers
+      change one tower at a time, so only that tower's part of the seat block is rewritten.
+    * An observation is that table with the seat blocks rotated to the observer and the three
+      relative one-hots set: a few array copies.
+    * The discard and unseen counts change only at the end of a round (and on a tree payment):
+      a round's draw is patched in from the last counts.
 
     Hits are decided by identity of the immutable tuples the memo holds on to, or by comparing
     contents, so one memo may serve several games and environments and never goes stale.
@@ -113,16 +117,16 @@ class SeatCache:
 
     def __init__(self) -> None:
         self._pool: tuple = (None, None, None)  # (deck copy, discard copy, counts) last encoded
-        self._frames: dict = {}  # observer -> _Frame
+        self._tables: dict = {}  # (num_players, gp) -> _Table
 
-    def frame(self, state: GameState, observer: int) -> np.ndarray:
-        """``observer``'s observation of ``state``. Read only: ``encode`` returns a copy."""
-        n, gp = state.num_players, state.gp
-        f = self._frames.get(observer)
-        if f is None or f.n != n or f.gp != gp:
-            f = self._frames[observer] = _Frame(n, gp, observer)
-        f.refresh(state, self)
-        return f.vector
+    def encode(self, state: GameState, observer: int) -> np.ndarray:
+        """``observer``'s observation of ``state`` (a new array)."""
+        key = (state.num_players, state.gp)
+        table = self._tables.get(key)
+        if table is None:
+            table = self._tables[key] = _Table(*key)
+        table.refresh(state, self)
+        return table.vector(state, observer)
 
     def pool(self, deck: list, discard: list) -> np.ndarray:
         """Counts of the discard pile and of the unseen deck cards (the last two card pieces).
@@ -154,27 +158,30 @@ _PAYABLE_AT = _CEILING_AT + 1  # offset of "tree_payable"
 _SCORE_AT = _PAYABLE_AT + 1  # offset of "score"
 _PILE_AT = _SCORE_AT + 2  # offset of "teardown"
 _TOWER_COUNTS = 2 * NONE_ONE_HOT  # offset of "cards" inside a tower block
+_NO_CARDS = np.zeros(NUM_CARD_IDS, dtype=np.float32)  # a count piece's zeros
+_NO_CARDS.flags.writeable = False
 
 
 def _seat_block(towers: tuple, pile: tuple, gp: bool) -> np.ndarray:
     """A seat's block with ``present`` = 1 and zero bid and ceiling pieces."""
     block = np.zeros(SEAT_SIZE, dtype=np.float32)
     block[0] = 1.0  # present
-    _write_header(block, towers, pile, gp)
-    _write_pile(block, pile)
+    view = memoryview(block)
+    _write_header(view, towers, pile, gp)
+    _write_pile(view, pile)
     for t in range(NUM_TYPES):
         o = SEAT_STATIC + t * TOWER_SIZE
         block[o:o + TOWER_SIZE] = tower_block(towers[t])
     return block
 
 
-def _patch_seat(block: np.ndarray, old_towers: tuple, old_pile: tuple,
+def _patch_seat(block: np.ndarray | memoryview, old_towers: tuple, old_pile: tuple,
                 towers: tuple, pile: tuple, gp: bool) -> None:
     # A build, teardown, recover or payment changes one or two towers and maybe the pile:
     # rewrite only those parts (and the header, which depends on everything).
     _write_header(block, towers, pile, gp)
     if pile != old_pile:
-        block[_PILE_AT:_PILE_AT + NUM_CARD_IDS] = 0.0
+        block[_PILE_AT:_PILE_AT + NUM_CARD_IDS] = _NO_CARDS
         _write_pile(block, pile)
     for t in range(NUM_TYPES):
         tw = towers[t]
@@ -183,14 +190,14 @@ def _patch_seat(block: np.ndarray, old_towers: tuple, old_pile: tuple,
             block[o:o + TOWER_SIZE] = tower_block(tw)
 
 
-def _write_header(block: np.ndarray, towers: tuple, pile: tuple, gp: bool) -> None:
+def _write_header(block: np.ndarray | memoryview, towers: tuple, pile: tuple, gp: bool) -> None:
     block[_PAYABLE_AT] = payable(towers, gp) / MAX_BID
     # clamp in Python: the same float64 as np.clip gives, at a fraction of its call overhead
     block[_SCORE_AT] = min(1.0, max(-1.0, score_player(towers, pile, gp) / SCORE_SCALE))
     block[_SCORE_AT + 1] = pair_bonus(towers) / 30.0 if gp else 0.0
 
 
-def _write_pile(block: np.ndarray, pile: tuple) -> None:
+def _write_pile(block: np.ndarray | memoryview, pile: tuple) -> None:
     for c in pile:
         block[_PILE_AT + c] += 1.0
     block[_PILE_AT + NUM_CARD_IDS] = len(pile) / 16.0
@@ -233,22 +240,24 @@ assert _O["seat0.bid"] - _O["seat0.present"] == _BID_AT and _O["seat0.teardown"]
 _GAME_OVER, _RECOVERING = int(Phase.GAME_OVER), int(Phase.RECOVER)
 
 
-class _Frame:
-    """The last observation encoded for one observer, with the inputs of each piece.
+class _Table:
+    """The observer-independent pieces of the last state encoded, with the inputs of each piece.
 
-    ``refresh`` compares every piece's inputs with those it was last written from and
-    rewrites only the pieces that differ; unchanged pieces keep their (identical) values.
+    ``refresh`` compares every piece's inputs with those it was last written from and rewrites
+    only the pieces that differ; unchanged pieces keep their (identical) values. ``vector`` turns
+    the table into one observer's observation.
     """
 
-    def __init__(self, n: int, gp: bool, observer: int) -> None:
-        self.n, self.gp, self.observer = n, gp, observer
-        v = self.vector = np.zeros(OBS_SIZE, dtype=np.float32)
-        v[_VARIANT + int(gp)] = 1.0
-        v[_NPLAYERS + n - 2] = 1.0
-        # seats as the state holds them (-1: none), their relative seat ``rel[seat]`` (None: none)
-        self.start = self.to_act = self.builder = -1
-        self.rel = tuple((p - observer) % n for p in range(n)) + (None,)
-        # other one-hot pieces: the position currently set (None: none set)
+    def __init__(self, n: int, gp: bool) -> None:
+        self.n, self.gp = n, gp
+        g = self.glob = np.zeros(GLOBAL_SIZE, dtype=np.float32)  # relative one-hots left at zero
+        g[_VARIANT + int(gp)] = 1.0
+        g[_NPLAYERS + n - 2] = 1.0
+        self.rows = np.zeros(n * SEAT_SIZE, dtype=np.float32)  # seat blocks, absolute seat order
+        # the patches write through memoryviews of the two arrays: a float32 element is set in
+        # half the time numpy's indexing takes (the same C float conversion, so the same values)
+        self.glob_view, self.rows_view = memoryview(g), memoryview(self.rows)
+        # one-hot pieces: the position currently set (None: none set)
         self.phase = self.torn = self.sand = None
         self.deck_size = self.ran_out = self.counts = None
         self.display: tuple = ()
@@ -256,23 +265,23 @@ class _Frame:
         self.round: tuple = (None,) * 5
         self.seats: list = [None] * n  # per seat: [towers, pile, bid, ceiling] last written
         self.ceiling_display: tuple | None = None  # the display object the ceilings were asked on
-        self.offsets = [GLOBAL_SIZE + ((p - observer) % n) * SEAT_SIZE for p in range(n)]
+
+    def vector(self, state: GameState, observer: int) -> np.ndarray:
+        """The observation of seat ``observer``: the table, seats rotated to the observer, padded."""
+        n = self.n
+        out = np.zeros(OBS_SIZE, dtype=np.float32)
+        out[:GLOBAL_SIZE] = self.glob
+        for piece, seat in ((_TO_ACT, state.current_player), (_START, state.start_player), (_BUILDER, state.builder)):
+            if seat >= 0:  # -1: nobody (no one to act once the game is over, no builder before a bid)
+                out[piece + (seat - observer) % n] = 1.0
+        cut = observer * SEAT_SIZE
+        mid = GLOBAL_SIZE + n * SEAT_SIZE - cut
+        out[GLOBAL_SIZE:mid] = self.rows[cut:]
+        out[mid:mid + cut] = self.rows[:cut]
+        return out
 
     def refresh(self, state: GameState, cache: SeatCache) -> None:
-        v, rel = self.vector, self.rel
-        # seat pieces are compared as the state holds them and made relative only on a change
-        seat = state.start_player
-        if seat != self.start:
-            _move_hot(v, _START, rel[self.start], rel[seat])
-            self.start = seat
-        seat = state.current_player
-        if seat != self.to_act:
-            _move_hot(v, _TO_ACT, rel[self.to_act], rel[seat])
-            self.to_act = seat
-        seat = state.builder
-        if seat != self.builder:
-            _move_hot(v, _BUILDER, rel[self.builder], rel[seat])
-            self.builder = seat
+        v = self.glob_view
         phase = state.phase
         if phase != self.phase:
             _move_hot(v, _PHASE, self.phase, phase)
@@ -304,8 +313,10 @@ class _Frame:
         if rnd != self.round:
             _patch_round(v, self.round, rnd)
             self.round = rnd
-        towers, piles, bids, seats, gp = state.towers, state.piles, state.bids, self.seats, self.gp
-        live = phase != _GAME_OVER
+        self._refresh_seats(state, phase != _GAME_OVER)
+
+    def _refresh_seats(self, state: GameState, live: bool) -> None:
+        v, towers, piles, bids, seats, gp = self.rows_view, state.towers, state.piles, state.bids, self.seats, self.gp
         # a ceiling depends only on the display and the seat's towers: asked again when one changes
         same_display = state.display is self.ceiling_display
         self.ceiling_display = state.display
@@ -318,7 +329,7 @@ class _Frame:
                 ceiling = old[3]
             else:
                 ceiling = state.ceiling(p)
-            o = self.offsets[p]
+            o = p * SEAT_SIZE
             if old is None:
                 v[o:o + SEAT_SIZE] = _seat_block(tw, pile, gp)
                 old = seats[p] = [tw, pile, None, None]
@@ -335,7 +346,7 @@ class _Frame:
                 old[3] = ceiling
 
 
-def _move_hot(v: np.ndarray, piece: int, old: int | None, new: int | None) -> None:
+def _move_hot(v: np.ndarray | memoryview, piece: int, old: int | None, new: int | None) -> None:
     """Move a one-hot piece's 1 from position ``old`` to ``new`` (``None``: no position)."""
     if old is not None:
         v[piece + old] = 0.0
@@ -343,7 +354,7 @@ def _move_hot(v: np.ndarray, piece: int, old: int | None, new: int | None) -> No
         v[piece + new] = 1.0
 
 
-def _patch_counts(v: np.ndarray, at: int, old: tuple, new: tuple) -> None:
+def _patch_counts(v: np.ndarray | memoryview, at: int, old: tuple, new: tuple) -> None:
     """Turn the count piece at ``at`` written for the cards ``old`` into that of ``new``."""
     for c in old:
         v[at + c] = 0.0
@@ -351,7 +362,7 @@ def _patch_counts(v: np.ndarray, at: int, old: tuple, new: tuple) -> None:
         v[at + c] += 1.0
 
 
-def _patch_round(v: np.ndarray, old: tuple, new: tuple) -> None:
+def _patch_round(v: np.ndarray | memoryview, old: tuple, new: tuple) -> None:
     """Write the ``round`` piece for (high bid, target, taken, paid, took tree), only what
     differs from ``old``."""
     high_bid, target, taken, paid, took_tree = new
@@ -368,7 +379,7 @@ def _patch_round(v: np.ndarray, old: tuple, new: tuple) -> None:
         v[_ROUND + 5] = float(took_tree)
 
 
-def _patch_bid(v: np.ndarray, at: int, old: int | None, new: int | None) -> None:
+def _patch_bid(v: np.ndarray | memoryview, at: int, old: int | None, new: int | None) -> None:
     """The 4-value ``bid`` piece at ``at``: one-hot not yet bid / passed / bid, then the bid / 25."""
     v[at + _bid_slot(old)] = 0.0
     v[at + 3] = 0.0
@@ -383,7 +394,7 @@ def _bid_slot(bid: int | None) -> int:
 
 def encode(state: GameState, observer: int, cache: SeatCache | None = None) -> np.ndarray:
     """The observation of seat ``observer`` as a float32 vector of length ``OBS_SIZE``."""
-    return (cache or _DEFAULT_CACHE).frame(state, observer).copy()
+    return (cache or _DEFAULT_CACHE).encode(state, observer)
 
 
 def describe(vector: np.ndarray, nonzero_only: bool = True) -> str:
