@@ -316,9 +316,9 @@ def test_gp_per_type_paths_match_the_general_search(n):
         while not s.is_terminal():
             p = s.builder
             if s.phase == Phase.BUILD:
-                per_type = L.gp_plain_builds(s.towers[p], s.hand, s.piles[p], s.sand_end)
+                per_type = L.plain_builds(s.towers[p], s.hand, s.piles[p], s.sand_end, True)
             elif s.phase == Phase.TEARDOWN:
-                per_type = L.gp_plain_teardowns(s.towers[p], s.hand, s.sand_end)
+                per_type = L.plain_teardowns(s.towers[p], s.hand, s.sand_end, True)
             if s.phase in plain:
                 if per_type is None:
                     general[s.phase] += 1

@@ -280,49 +280,6 @@ def _base_ok(tops: tuple, torn: tuple, groups: tuple) -> bool:
     return len(bad) == 1 and torn[bad[0]] is not None and fits(torn[bad[0]], groups[bad[0]])
 
 
-def base_teardowns(towers: Towers, hand: tuple) -> list[int]:
-    """Base game teardown decision: -1 (no teardown) and each tearable type after which the
-    hand can be built."""
-    tops, torn = base_tops(towers)
-    groups = split_by_type(hand)
-    bad = _misfit_types(tops, groups)
-    out = [] if bad else [-1]
-    for t in range(NUM_TYPES):
-        if torn[t] is None:
-            continue
-        if groups[t]:
-            ok = fits(torn[t], groups[t]) and all(u == t for u in bad)
-        else:
-            ok = not bad
-        if ok:
-            out.append(t)
-    return out
-
-
-def base_builds(towers: Towers, hand: tuple) -> list[int]:
-    """Base game build decision: the distinct hand cards that can be built now with the rest
-    of the hand still buildable afterwards."""
-    groups = split_by_type(hand)
-    bad = -1  # the one type whose hand values do not fit onto its tower (two: a dead end)
-    for t in range(NUM_TYPES):
-        values = groups[t]
-        if values:
-            tw = towers[t]
-            if not fits(tw[-1] if tw else NO_TOWER, values):
-                if bad >= 0:
-                    return []
-                bad = t
-    out: list[int] = []
-    for t in range(NUM_TYPES):  # types in order, values ascending: card ids ascending
-        values = groups[t]
-        # building a card changes only its own type, so every other type must fit already
-        if values and (bad < 0 or bad == t):
-            tw = towers[t]
-            first = t * NUM_VALUES
-            out += [first + v for v in _first_builds(tw[-1] if tw else NO_TOWER, values)]
-    return out
-
-
 @_memo
 def _first_builds(top: int, values: tuple) -> tuple:
     """The distinct ``values`` that can go onto ``top`` now with the others still fitting after them."""
@@ -330,62 +287,73 @@ def _first_builds(top: int, values: tuple) -> tuple:
                  if (top == NO_TOWER or can_place(top, v)) and fits(v, rest))
 
 
-def _fits_on(t: int, tower: tuple, values: tuple, sand_end: int) -> bool:
-    """Without recovers: can the type-``t`` ``values`` all be built onto ``tower`` (sand: at this
-    round's end of it)."""
-    if t == SAND:
+# Without recovers (the base game, or Great Powers with no scrap card to build) the types are
+# independent, as in the base game: a build or a teardown changes only its own type's tower, and
+# a type whose cards misfit stays a misfit whatever is built elsewhere. The sand power only changes
+# how the sand cards fit (either end of the tower, one end per round).
+
+def _fits_on(t: int, tower: tuple, values: tuple, sand_end: int, gp: bool) -> bool:
+    """Without recovers: can the type-``t`` ``values`` all be built onto ``tower`` (Great Powers
+    sand: at this round's end of it)."""
+    if gp and t == SAND:
         return _sand_ok((tower[0], tower[-1]) if tower else (), values, sand_end)
     return fits(tower[-1] if tower else NO_TOWER, values)
 
 
-def gp_plain_teardowns(towers: Towers, hand: tuple, sand_end: int) -> list[int] | None:
-    """Great Powers teardown decision, as :func:`base_teardowns`: -1 and each type whose teardown
-    leaves the hand buildable; None with a scrap card in hand, where recovers (of the torn card,
-    too) may come and only the general search decides. Without them each type is on its own."""
+def plain_teardowns(towers: Towers, hand: tuple, sand_end: int, gp: bool) -> list[int] | None:
+    """Teardown decision: -1 (no teardown) and each type whose teardown leaves the hand buildable.
+    None in Great Powers with a scrap card in hand, where recovers (of the torn card too) may come
+    and only the general search decides."""
     groups = split_by_type(hand)
-    if groups[SCRAP]:
+    if gp and groups[SCRAP]:
         return None
-    bad = [t for t in range(NUM_TYPES) if groups[t] and not _fits_on(t, towers[t], groups[t], sand_end)]
+    bad = [t for t in range(NUM_TYPES) if groups[t] and not _fits_on(t, towers[t], groups[t], sand_end, gp)]
     out = [] if bad else [-1]
     for t in range(NUM_TYPES):
         tw = towers[t]
         if not tearable(tw):
             continue
-        if groups[t]:  # a teardown changes only its own type's tower
-            ok = all(u == t for u in bad) and _fits_on(t, tw[:-1], groups[t], sand_end)
-        else:
+        if groups[t]:
+            ok = all(u == t for u in bad) and _fits_on(t, tw[:-1], groups[t], sand_end, gp)
+        else:  # tearing down a type with nothing in hand changes nothing that matters
             ok = not bad
         if ok:
             out.append(t)
     return out
 
 
-def gp_plain_builds(towers: Towers, hand: tuple, pile: tuple, sand_end: int) -> list[tuple[int, bool]] | None:
-    """Great Powers build decision, ``(card, placed at the bottom)`` for each build that leaves the
-    rest of the hand buildable; None when a recover could still come this round (a scrap card in
-    hand and cards on the pile), where only the general search decides. Without recovers each type
-    is on its own, as in :func:`base_builds`; the sand tower keeps this round's end."""
+def plain_builds(towers: Towers, hand: tuple, pile: tuple, sand_end: int, gp: bool) -> tuple[list, list] | None:
+    """Build decision: the distinct hand cards that can be built now (on top, or as a new tower)
+    with the rest of the hand still buildable, and the sand values that can go under the sand
+    tower (Great Powers), both ascending. None in Great Powers with a scrap card in hand and cards
+    on the pile, where a recover may come and only the general search decides."""
     groups = split_by_type(hand)
-    if groups[SCRAP] and pile:
+    if gp and groups[SCRAP] and pile:
         return None
     for t in range(NUM_TYPES):  # a type that misfits now misfits after any build: a dead end
         values = groups[t]
-        if values and not _fits_on(t, towers[t], values, sand_end):
-            return []
-    out: list[tuple[int, bool]] = []
-    for t in range(NUM_TYPES):
+        if values and not _fits_on(t, towers[t], values, sand_end, gp):
+            return [], []
+    on_top: list[int] = []
+    under: list[int] = []
+    for t in range(NUM_TYPES):  # types in order, values ascending: card ids ascending
         values = groups[t]
         if not values:
             continue
         first = t * NUM_VALUES
-        if t != SAND:
-            out += [(first + v, False) for v in _first_builds(top_of(towers[t]), values)]
+        if not (gp and t == SAND):
+            tw = towers[t]
+            on_top += [first + v for v in _first_builds(tw[-1] if tw else NO_TOWER, values)]
             continue
         for v, rest in each_distinct(values):
             for new_towers, end, bottom in placements(towers, first + v, sand_end, True):
-                if _sand_ok(_tower_key(new_towers, SAND), rest, end):
-                    out.append((first + v, bottom))
-    return out
+                if not _sand_ok(_tower_key(new_towers, SAND), rest, end):
+                    continue
+                if bottom:
+                    under.append(v)
+                else:
+                    on_top.append(first + v)
+    return on_top, under
 
 
 # ---------------------------------------------------------------------------

@@ -16,8 +16,8 @@ import numpy as np
 from . import actions as A
 from .cards import CARD_NAMES, NUM_TYPES, NUM_VALUES, TREE, TYPES, card_set
 from .lookahead import (
-    END_BOTTOM, END_NONE, END_TOP, achievable_bids, base_builds, base_take_rests, base_teardowns, gp_plain_builds,
-    gp_plain_teardowns, gp_take_rests, payable, remove_one, split_by_type, trim_memos,
+    END_BOTTOM, END_NONE, END_TOP, achievable_bids, base_take_rests, gp_take_rests, payable, plain_builds,
+    plain_teardowns, remove_one, split_by_type, trim_memos,
 )
 from .builder import DONE as ROUND_DONE, Round, moves as builder_moves, round_ok, run_fields
 from .scoring import score_player
@@ -357,24 +357,21 @@ class GameState:
     # -- teardown -----------------------------------------------------------------------
 
     def _legal_teardown(self) -> list[int]:
-        if self.gp:
-            teardowns = gp_plain_teardowns(self.towers[self.builder], self.hand, self.sand_end)
-            if teardowns is None:  # a recover may come: the general search
-                return self._legal_moves()
-        else:
-            teardowns = base_teardowns(self.towers[self.builder], self.hand)
+        teardowns = plain_teardowns(self.towers[self.builder], self.hand, self.sand_end, self.gp)
+        if teardowns is None:  # Great Powers, a recover may come: the general search
+            return self._legal_moves()
         return sorted(A.NO_TEARDOWN if t < 0 else A.TEARDOWN + t for t in teardowns)
 
     # -- building and recovering --------------------------------------------------------
 
     def _legal_build(self) -> list[int]:
         p = self.builder
-        if not self.gp:
-            return [A.BUILD + c for c in base_builds(self.towers[p], self.hand)]  # hand sorted: ids ascending
-        builds = gp_plain_builds(self.towers[p], self.hand, self.piles[p], self.sand_end)
-        if builds is None:  # a recover may still come: the general search
+        builds = plain_builds(self.towers[p], self.hand, self.piles[p], self.sand_end, self.gp)
+        if builds is None:  # Great Powers, a recover may come: the general search
             return self._legal_moves()
-        return sorted(A.build_action(c, bottom) for c, bottom in builds)
+        on_top, under = builds
+        out = [A.BUILD + c for c in on_top]  # ascending, and every bottom build id comes after them
+        return out + [A.BUILD_BOTTOM + v for v in under] if under else out
 
     # -- end of round -------------------------------------------------------------------
 
