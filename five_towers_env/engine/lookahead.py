@@ -203,14 +203,17 @@ def _base_final_hands(towers: Towers, pool: tuple, size: int) -> tuple:
     # once per round: the engine narrows the result take by take, see base_take_rests).
     # Hands are pool positions as bitmasks; the pool is sorted, so each type's cards sit at
     # consecutive positions.
-    tops, torn = base_tops(towers)
     parts = []  # (first position, mask of its count, fits per subset, fits after a teardown per subset or None)
     start = 0
-    for t, values in enumerate(split_by_type(pool)):
+    groups = split_by_type(pool)
+    for t in range(NUM_TYPES):
+        values = groups[t]
         if values:
-            ok = _subset_fits(tops[t], values)
+            tw = towers[t]  # (towers change from round to round: their tops are not worth a memo here)
+            ok = _subset_fits(tw[-1] if tw else NO_TOWER, values)
+            ok_torn = _subset_fits(tw[-2] if len(tw) > 1 else NO_TOWER, values) if tearable(tw) else None
             count = len(values)
-            parts.append((start, (1 << count) - 1, ok, None if torn[t] is None else _subset_fits(torn[t], values)))
+            parts.append((start, (1 << count) - 1, ok, ok_torn))
             start += count
     out = {}
     for hand, picks in _masks_of_size(len(pool), size):
