@@ -291,12 +291,12 @@ class GameState:
                 rests = base_take_rests(towers, self.hand, self.display, need)
             self._take_rests = rests
         cards: set = set()
-        stop = False
         for rest in rests:
             cards.update(rest)
-            stop = stop or len(rest) < need  # Great Powers: a rest short of ``need`` is paid in tree cards
         out = [A.TAKE + c for c in sorted(cards)]
-        if stop and not rests[0]:  # only the empty rest lets the builder stop now
+        # Great Powers: a rest short of ``need`` is paid in tree cards, and only the empty one (the
+        # shortest, so the first) lets the builder stop now (``need`` is at least 1 while taking)
+        if rests and not rests[0]:
             out.append(A.STOP)
         return out
 
@@ -326,6 +326,8 @@ class GameState:
         (phase, new_towers, pile, hand, display, _, took_tree, sand_end), done = run_fields(
             (phase, towers, self.piles[p], self.hand, self.display, need, self.took_tree, self.sand_end),
             actions, self.gp)
+        if phase != _TAKE:  # the take is over: its rests are of no more use
+            self._take_rests = None
         for i in range(done):  # the bookkeeping outside the builder's own round
             a = actions[i]
             if a >= _BUILD_ID:  # builds and recovers, to the round's end: nothing outside the round
