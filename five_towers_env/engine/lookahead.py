@@ -284,9 +284,10 @@ def _base_ok(tops: tuple, torn: tuple, groups: tuple) -> bool:
 
 
 @_memo
-def _first_builds(top: int, values: tuple) -> tuple:
-    """The distinct ``values`` that can go onto ``top`` now with the others still fitting after them."""
-    return tuple(v for v, rest in each_distinct(values)
+def _first_build_cards(t: int, top: int, values: tuple) -> tuple:
+    """The type-``t`` card ids of the distinct ``values`` that can go onto ``top`` now with the others
+    still fitting after them."""
+    return tuple(t * NUM_VALUES + v for v, rest in each_distinct(values)
                  if (top == NO_TOWER or can_place(top, v)) and fits(v, rest))
 
 
@@ -333,29 +334,30 @@ def plain_builds(towers: Towers, hand: tuple, pile: tuple, sand_end: int, gp: bo
     groups = split_by_type(hand)
     if gp and groups[SCRAP] and pile:
         return None
-    for t in range(NUM_TYPES):  # a type that misfits now misfits after any build: a dead end
-        values = groups[t]
-        if values and not _fits_on(t, towers[t], values, sand_end, gp):
-            return [], []
     on_top: list[int] = []
     under: list[int] = []
     for t in range(NUM_TYPES):  # types in order, values ascending: card ids ascending
         values = groups[t]
         if not values:
             continue
-        first = t * NUM_VALUES
+        # a type whose cards misfit now misfits after any build: the hand is a dead end
         if not (gp and t == SAND):
             tw = towers[t]
-            on_top += [first + v for v in _first_builds(tw[-1] if tw else NO_TOWER, values)]
+            cards = _first_build_cards(t, tw[-1] if tw else NO_TOWER, values)
+            if not cards:  # (values that fit have a first card, and values with one fit)
+                return [], []
+            on_top += cards
             continue
+        if not _fits_on(t, towers[t], values, sand_end, gp):
+            return [], []
         for v, rest in each_distinct(values):
-            for new_towers, end, bottom in placements(towers, first + v, sand_end, True):
+            for new_towers, end, bottom in placements(towers, t * NUM_VALUES + v, sand_end, True):
                 if not _sand_ok(_tower_key(new_towers, SAND), rest, end):
                     continue
                 if bottom:
                     under.append(v)
                 else:
-                    on_top.append(first + v)
+                    on_top.append(t * NUM_VALUES + v)
     return on_top, under
 
 
