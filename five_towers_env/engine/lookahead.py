@@ -26,7 +26,7 @@ from .cards import NUM_TYPES, NUM_VALUES, SAND, SCRAP, TREE, can_place
 # bookkeeping, and an LRU entry is a linked-list node the garbage collector must walk on every
 # full collection, and with a few hundred thousand entries those walks were a visible share of
 # the Great Powers engine's time (docs/experiments.md, engine speed). Memory is bounded by
-# trim_memos, which a new game calls: a memo past MEMO_LIMIT entries starts again empty.
+# trim_memos, which every 32nd new game calls: a memo past MEMO_LIMIT entries starts again empty.
 MEMO_LIMIT = 200_000
 _MEMOS: list = []
 

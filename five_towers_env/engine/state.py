@@ -45,6 +45,12 @@ _STOP, _BUILD_ID = A.STOP, A.BUILD  # action ids the builder's bookkeeping tells
 #                                     and before BUILD are teardowns)
 
 
+# Games begun in this process; every _TRIM_EVERY-th asks the look-ahead to trim its memos (asking
+# costs about half a new game, and a few games add little to memos of a few hundred thousand entries).
+_games_begun = 0
+_TRIM_EVERY = 32
+
+
 class IllegalActionError(ValueError):
     """Raised by :meth:`GameState.apply_action` for an action the rules do not allow now."""
 
@@ -75,7 +81,10 @@ class GameState:
                  towers: list[tuple], piles: list[tuple], start_player: int = 0,
                  deck_ran_out: bool = False) -> None:
         check_setup(num_players, variant)
-        trim_memos()  # a new game: the moment to keep the look-ahead's memos bounded
+        global _games_begun
+        _games_begun += 1
+        if _games_begun % _TRIM_EVERY == 0:  # a new game: the moment to keep the look-ahead's memos bounded
+            trim_memos()
         self.num_players = int(num_players)
         self.variant = variant
         self.gp = variant == "great_powers"
@@ -179,7 +188,10 @@ class GameState:
         a = int(action)
         if a not in legal:
             raise IllegalActionError(self.illegal_message(a))
-        _APPLY[self.phase](self, a)
+        if self.phase == _BID:
+            self._apply_bid(a)
+        else:
+            self._apply_builder_moves((a,))
         self._legal = None
 
     def apply_unchecked(self, actions: Sequence[int]) -> None:
@@ -312,9 +324,6 @@ class GameState:
         rest of the hand buildable."""
         return sorted(a for a, r in builder_moves(self._round(), True) if round_ok(r, True))
 
-    def _apply_builder(self, a: int) -> None:
-        self._apply_builder_moves((a,))
-
     def _apply_builder_moves(self, actions: Sequence[int]) -> int:
         """Take, teardown, build and recover: the builder's transitions (:func:`builder.run`), plus
         what the rest of the table sees of them (tree cards paid go to the discard pile). Applies
@@ -427,13 +436,6 @@ _LEGAL = (  # indexed by phase
     GameState._legal_build,
     GameState._legal_moves,  # recover: Great Powers only
     lambda s: [],
-)
-_APPLY = (
-    GameState._apply_bid,
-    GameState._apply_builder,
-    GameState._apply_builder,
-    GameState._apply_builder,
-    GameState._apply_builder,
 )
 
 __all__ = ["GameState", "Phase", "PHASE_NAMES", "VARIANTS", "PASSED", "IllegalActionError", "check_setup",
