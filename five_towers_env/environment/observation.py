@@ -271,9 +271,14 @@ class _Table:
         n = self.n
         out = np.zeros(OBS_SIZE, dtype=np.float32)
         out[:GLOBAL_SIZE] = self.glob
-        for piece, seat in ((_TO_ACT, state.current_player), (_START, state.start_player), (_BUILDER, state.builder)):
-            if seat >= 0:  # -1: nobody (no one to act once the game is over, no builder before a bid)
-                out[piece + (seat - observer) % n] = 1.0
+        # -1: nobody (no one to act once the game is over, no builder before a bid)
+        seat = state.current_player
+        if seat >= 0:
+            out[_TO_ACT + (seat - observer) % n] = 1.0
+        out[_START + (state.start_player - observer) % n] = 1.0
+        seat = state.builder
+        if seat >= 0:
+            out[_BUILDER + (seat - observer) % n] = 1.0
         cut = observer * SEAT_SIZE
         mid = GLOBAL_SIZE + n * SEAT_SIZE - cut
         out[GLOBAL_SIZE:mid] = self.rows[cut:]
