@@ -305,24 +305,28 @@ def _fits_on(t: int, tower: tuple, values: tuple, sand_end: int, gp: bool) -> bo
 
 
 def plain_teardowns(towers: Towers, hand: tuple, sand_end: int, gp: bool) -> list[int] | None:
-    """Teardown decision: -1 (no teardown) and each type whose teardown leaves the hand buildable.
-    None in Great Powers with a scrap card in hand, where recovers (of the torn card too) may come
-    and only the general search decides."""
+    """Teardown decision: each type whose teardown leaves the hand buildable, ascending, then -1 (no
+    teardown) if the hand can be built as it stands. None in Great Powers with a scrap card in hand,
+    where recovers (of the torn card too) may come and only the general search decides."""
     groups = split_by_type(hand)
     if gp and groups[SCRAP]:
         return None
-    bad = [t for t in range(NUM_TYPES) if groups[t] and not _fits_on(t, towers[t], groups[t], sand_end, gp)]
-    out = [] if bad else [-1]
+    bad = -1  # the type whose cards misfit as it stands; with two, no teardown choice helps
+    for t in range(NUM_TYPES):
+        if groups[t] and not _fits_on(t, towers[t], groups[t], sand_end, gp):
+            if bad >= 0:
+                return []
+            bad = t
+    out = []
     for t in range(NUM_TYPES):
         tw = towers[t]
-        if not tearable(tw):
+        if not tw or not tw[-1] or bad >= 0 and t != bad:  # not tearable (empty, topped by a 0), or no use
             continue
-        if groups[t]:
-            ok = all(u == t for u in bad) and _fits_on(t, tw[:-1], groups[t], sand_end, gp)
-        else:  # tearing down a type with nothing in hand changes nothing that matters
-            ok = not bad
-        if ok:
+        # tearing down a type with nothing in hand changes nothing that matters
+        if not groups[t] or _fits_on(t, tw[:-1], groups[t], sand_end, gp):
             out.append(t)
+    if bad < 0:
+        out.append(-1)
     return out
 
 

@@ -371,7 +371,8 @@ class GameState:
         teardowns = plain_teardowns(self.towers[self.builder], self.hand, self.sand_end, self.gp)
         if teardowns is None:  # Great Powers, a recover may come: the general search
             return self._legal_moves()
-        return sorted(A.NO_TEARDOWN if t < 0 else A.TEARDOWN + t for t in teardowns)
+        # the teardown ids ascend with the type, and NO_TEARDOWN follows them (as -1 follows the types)
+        return [A.NO_TEARDOWN if t < 0 else A.TEARDOWN + t for t in teardowns]
 
     # -- building and recovering --------------------------------------------------------
 
