@@ -129,3 +129,27 @@ def test_fresh_encode_equals_reference():
         state.apply_action(rng.choice(state.legal_actions()))
         for seat in range(3):
             assert np.array_equal(encode(state, seat, SeatCache()), reference(state, seat))
+
+
+def test_copied_cache_encodes_on_its_own():
+    """A pickled or deep-copied cache (an env copied mid-game) keeps patching its own arrays."""
+    import copy
+    import pickle
+
+    rng = random.Random(5)
+    state = GameState.new_game(3, "great_powers", np.random.default_rng(5))
+    cache = SeatCache()
+    for _ in range(20):
+        encode(state, state.current_player, cache)
+        state.apply_action(rng.choice(state.legal_actions()))
+    copies = [pickle.loads(pickle.dumps(cache)), copy.deepcopy(cache)]
+    other = state.clone()
+    for _ in range(30):  # the original cache and the copies now see different games
+        if state.is_terminal() or other.is_terminal():
+            break
+        state.apply_action(rng.choice(state.legal_actions()))
+        other.apply_action(other.legal_actions()[0])
+        for seat in range(3):
+            assert np.array_equal(encode(state, seat, cache), reference(state, seat))
+            for c in copies:
+                assert np.array_equal(encode(other, seat, c), reference(other, seat))

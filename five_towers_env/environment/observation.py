@@ -266,6 +266,16 @@ class _Table:
         self.seats: list = [None] * n  # per seat: [towers, pile, bid, ceiling] last written
         self.ceiling_display: tuple | None = None  # the display object the ceilings were asked on
 
+    def __getstate__(self) -> dict:
+        # memoryviews cannot be pickled or deep-copied: rebuilt from the arrays on the way back
+        state = dict(self.__dict__)
+        del state["glob_view"], state["rows_view"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.glob_view, self.rows_view = memoryview(self.glob), memoryview(self.rows)
+
     def vector(self, state: GameState, observer: int) -> np.ndarray:
         """The observation of seat ``observer``: the table, seats rotated to the observer, padded."""
         n = self.n
