@@ -211,7 +211,7 @@ def _base_final_hands(towers: Towers, pool: tuple, size: int) -> tuple:
         if values:
             tw = towers[t]  # (towers change from round to round: their tops are not worth a memo here)
             ok = _subset_fits(tw[-1] if tw else NO_TOWER, values)
-            ok_torn = _subset_fits(tw[-2] if len(tw) > 1 else NO_TOWER, values) if tearable(tw) else None
+            ok_torn = _subset_fits(top_of(tw[:-1]), values) if tearable(tw) else None
             count = len(values)
             parts.append((start, (1 << count) - 1, ok, ok_torn))
             start += count
@@ -320,7 +320,7 @@ def plain_teardowns(towers: Towers, hand: tuple, sand_end: int, gp: bool) -> lis
     out = []
     for t in range(NUM_TYPES):
         tw = towers[t]
-        if not tw or not tw[-1] or bad >= 0 and t != bad:  # not tearable (empty, topped by a 0), or no use
+        if not tearable(tw) or bad >= 0 and t != bad:  # tearing down another type than the misfit is no use
             continue
         # tearing down a type with nothing in hand changes nothing that matters
         if not groups[t] or _fits_on(t, tw[:-1], groups[t], sand_end, gp):
@@ -807,11 +807,10 @@ def _base_max_bid(towers: Towers, display: tuple) -> int:
         values = groups[t]
         if values:
             tw = towers[t]
-            top = tw[-1] if tw else NO_TOWER
-            a = _most_fitting(top, values)
+            a = _most_fitting(top_of(tw), values)
             total += a
-            if tw and top:  # tearable (not topped by a 0): a teardown exposes the card below, or no tower
-                b = _most_fitting(tw[-2] if len(tw) > 1 else NO_TOWER, values) - a
+            if tearable(tw):
+                b = _most_fitting(top_of(tw[:-1]), values) - a
                 if b > gain:
                     gain = b
     return total + gain
