@@ -44,6 +44,7 @@ from pettingzoo.classic import connect_four_v3, leduc_holdem_v4  # noqa: E402
 import five_towers_env  # noqa: E402
 from five_towers_env import campanile  # noqa: E402
 from five_towers_env.engine import GameState  # noqa: E402
+from five_towers_env.environment.observation import OBS_SIZE  # noqa: E402
 
 C4 = "connect_four_v3"
 LEDUC = "leduc_holdem_v4"
@@ -60,10 +61,29 @@ class Case:
     extra: bool = False  # informational row, not part of the goal
     kind: str = "env"    # "env": an AEC env driven by the loop above; "engine": a game-state factory
     ref: str = C4        # the row this one is compared with
+    count_forced: bool = True  # engine rows: count forced single-choice decisions (False: apply them uncounted)
 
 
 def _engine(num_players: int, variant: str) -> Callable[[np.random.Generator], GameState]:
     return lambda rng: GameState.new_game(num_players, variant, rng)
+
+
+class ConstantObservation:
+    """Stands in for ``raw_env``'s observation encoder and hands out a copy of one zero vector: the
+    what-if row ``... observation stubbed`` measures the environment without the cost of its
+    observation (the mask, rewards, infos and rules are untouched)."""
+
+    def __init__(self) -> None:
+        self.zeros = np.zeros(OBS_SIZE, dtype=np.float32)
+
+    def encode(self, state: object, observer: int) -> np.ndarray:
+        """A fresh zero vector, whatever the state."""
+        return self.zeros.copy()
+
+
+def _observation_stubbed(env):
+    env._seat_cache = ConstantObservation()  # raw_env passes its encoder to observation.encode
+    return env
 
 
 def cases() -> list[Case]:
@@ -78,6 +98,12 @@ def cases() -> list[Case]:
         Case("5T 2p base raw_env", lambda: five_towers_env.raw_env(num_players=2, variant="base"), True, ref=C4_RAW),
         Case("5T 2p great_powers raw_env", lambda: five_towers_env.raw_env(num_players=2, variant="great_powers"), True,
              ref=C4_RAW),
+        # what-if rows (not goals): where the raw_env row's time goes, against the same reference
+        Case("5T 2p base raw_env, observation stubbed",
+             lambda: _observation_stubbed(five_towers_env.raw_env(num_players=2, variant="base")), True, extra=True,
+             ref=C4_RAW),
+        Case("engine 5T 2p base, forced applied", lambda: _engine(2, "base"), True, extra=True, kind="engine",
+             ref=C4_RAW, count_forced=False),
         Case("engine 5T 2p base", lambda: _engine(2, "base"), True, kind="engine"),
         Case("engine 5T 4p base", lambda: _engine(4, "base"), True, kind="engine"),
         Case("engine 5T 2p great_powers", lambda: _engine(2, "great_powers"), True, kind="engine"),
@@ -181,12 +207,14 @@ class Runner:
 
 class EngineRunner(Runner):
     """Plays random games on the bare rules engine: ``legal_actions`` then ``apply_action`` with a
-    uniform random legal action, every decision counted (the engine applies no forced move itself)."""
+    uniform random legal action, every decision counted (the engine applies no forced move itself);
+    with ``count_forced=False`` a single legal action is applied uncounted, as ``raw_env`` does."""
 
-    def __init__(self, new_game: Callable[[np.random.Generator], object], seed: int) -> None:
+    def __init__(self, new_game: Callable[[np.random.Generator], object], seed: int, count_forced: bool = True) -> None:
         super().__init__(None, seed)
         self.new_game = new_game
         self.state = None
+        self.count_forced = count_forced
 
     def run(self, seconds: float) -> None:
         perf = time.perf_counter
@@ -201,6 +229,9 @@ class EngineRunner(Runner):
             state = self.state
             while not state.is_terminal():
                 legal = state.legal_actions()
+                if len(legal) == 1 and not self.count_forced:
+                    state.apply_action(legal[0])
+                    continue
                 state.apply_action(legal[below(len(legal))])
                 self.n += 1
                 self.steps += 1
@@ -214,7 +245,7 @@ class EngineRunner(Runner):
 
 
 def _runner(case: Case, made: object, seed: int) -> Runner:
-    return EngineRunner(made, seed) if case.kind == "engine" else Runner(made, seed)
+    return EngineRunner(made, seed, case.count_forced) if case.kind == "engine" else Runner(made, seed)
 
 
 def bench(selected: list[Case], seconds: float, warmup: float, seed: int, rounds: int) -> list[Result]:

@@ -99,18 +99,48 @@ def test_benchmark_repeats_give_medians_and_ranges(tmp_path):
     assert f"| {statistics.median(ratios):.2f}x | {min(ratios):.2f}-{max(ratios):.2f}x |" in line
 
 
-def test_uniform_choices_cover_every_index():
+def _bench_module():
     pytest.importorskip("pettingzoo.classic.connect_four_v3")  # bench.py imports it
-
     spec = importlib.util.spec_from_file_location("bench", ROOT / "benchmarks" / "bench.py")
     bench = importlib.util.module_from_spec(spec)
     sys.modules["bench"] = bench  # its dataclasses look their module up
     spec.loader.exec_module(bench)
+    return bench
+
+
+def test_uniform_choices_cover_every_index():
+    bench = _bench_module()
     import numpy as np
 
     u = bench.Uniform(np.random.default_rng(0))
     picks = [u.below(7) for _ in range(10_000)]  # crosses a block boundary
     assert set(picks) == set(range(7)) and abs(picks.count(0) / 10_000 - 1 / 7) < 0.02
+
+
+def test_benchmark_what_if_rows_do_what_they_say():
+    # the stubbed row keeps the real mask and rules but observes zeros; the forced-applied engine row
+    # counts only the decisions raw_env puts to the players
+    bench = _bench_module()
+    import numpy as np
+
+    case = {c.name: c for c in bench.cases()}
+    stubbed, real = case["5T 2p base raw_env, observation stubbed"].make(), case["5T 2p base raw_env"].make()
+    for env in (stubbed, real):
+        env.reset(seed=3)
+        for _ in range(40):
+            env.step(env.legal_actions()[0])
+    a, b = stubbed.observe(stubbed.agent_selection), real.observe(real.agent_selection)
+    assert not a["observation"].any() and b["observation"].any()
+    assert a["observation"].shape == b["observation"].shape and np.array_equal(a["action_mask"], b["action_mask"])
+
+    forced = case["engine 5T 2p base, forced applied"]
+    counted = {}
+    for count_forced in (True, False):
+        runner = bench.EngineRunner(forced.make(), seed=0, count_forced=count_forced)
+        while runner.games < 3:
+            runner.run(0.05)
+        counted[count_forced] = runner.game_steps / runner.games
+    assert 0 < counted[False] < counted[True]
 
 
 def test_mcts_ab_script(tmp_path):
