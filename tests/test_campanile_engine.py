@@ -15,7 +15,7 @@ from five_towers_env.campanile import (
     CampanileState, IllegalActionError, PositionError, load_position, save_position, score_towers,
 )
 from five_towers_env.campanile.rules import (
-    CHIPS, TOWERS, backers, cards_per_style, flag_order, leftover_count, pile_size,
+    CHIPS, NUM_TOWERS, TOWERS, backers, cards_per_style, flag_order, leftover_count, pile_size, ranked_backers,
 )
 from five_towers_env.engine import IllegalActionError as FiveTowersIllegal
 from five_towers_env.engine import PositionError as FiveTowersPositionError
@@ -254,6 +254,22 @@ def test_backers_rank_by_stake_then_first_chip():
     assert backers([(2, 1), (1, 2), (2, 1)]) == [(2, 2), (1, 2)]
     assert backers([(0, 1), (1, 3), (0, 1)]) == [(1, 3), (0, 2)]
     assert backers([]) == []
+
+
+def test_flag_order_and_backers_match_their_definitions_on_random_tables():
+    # the fast forms (a stable reversed sort, a memo of tuples) against the rules' words:
+    # taller first then further left; larger stake first then earlier first chip
+    rng = np.random.default_rng(7)
+    for _ in range(2000):
+        heights = rng.integers(0, 4, size=NUM_TOWERS).tolist()  # small heights: many ties
+        assert flag_order(heights) == sorted(range(NUM_TOWERS), key=lambda t: (-heights[t], t))
+        bets = [(int(s), int(v)) for s, v in rng.integers(0, [3, 4], size=(int(rng.integers(0, 6)), 2)) if v]
+        stake, first = {}, {}
+        for seat, value in bets:
+            stake[seat] = stake.get(seat, 0) + value
+            first.setdefault(seat, len(first))
+        want = sorted(stake.items(), key=lambda sv: (-sv[1], first[sv[0]]))
+        assert backers(bets) == want and list(ranked_backers(tuple(bets))) == want
 
 
 def test_score_towers_flags_backers_and_fifth_tower():

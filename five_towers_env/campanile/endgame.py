@@ -9,17 +9,19 @@ from __future__ import annotations
 
 from typing import Iterator, Sequence
 
-from .rules import NUM_PILES, NUM_TOWERS, backers, flag_order, score_backed
+from .rules import NUM_PILES, NUM_TOWERS, flag_order, ranked_backers, score_backed
 from .state import CampanileState
 
 
 def next_player_endings(state: CampanileState, seat: int, heights: Sequence[int], bets: Sequence[tuple],
-                        sizes: Sequence[int], drawn_pile: int, backed: list | None = None) -> Iterator[list[int]]:
+                        sizes: Sequence[int], drawn_pile: int, backed: list | None = None,
+                        unseen: Sequence[int] | None = None) -> Iterator[list[int]]:
     """Final scores of every way the next player could end the game on their turn.
 
     ``heights`` and ``bets`` are the towers and chips after ``seat``'s turn (its play and bet) on
     ``state``, ``sizes`` the pile sizes after its draw from pile ``drawn_pile`` (1-3); ``backed``,
-    if the caller has it, is ``[backers(b) for b in bets]``. The next player may hold any style
+    if the caller has it, is ``[ranked_backers(b) for b in bets]``, and ``unseen`` is
+    ``state.unseen_counts(seat)``. The next player may hold any style
     ``seat`` cannot rule out (unseen by ``seat``, or known to be in their hand) and may bet any
     chip they hold that the storeys allow on a tower ``seat`` saw face up on another pile (the
     drawn pile shows a card ``seat`` does not know yet; variant ``played``: on the tower raised).
@@ -27,12 +29,13 @@ def next_player_endings(state: CampanileState, seat: int, heights: Sequence[int]
     """
     n = state.num_players
     rival = (seat + 1) % n
-    unseen = state.unseen_counts(seat)
+    if unseen is None:
+        unseen = state.unseen_counts(seat)
     styles = [t for t in range(NUM_TOWERS) if t in state.revealed[rival] or unseen[t] > 0]
     held = state.chips[rival]
     face = sorted({p[-1] for i, p in enumerate(state.piles) if p and i != drawn_pile - 1})
     if backed is None:
-        backed = [backers(b) for b in bets]
+        backed = [ranked_backers(tuple(b)) for b in bets]
     with_chip: dict[tuple[int, int], list] = {}  # (tower, value) -> the backers with that chip added
     for e in range(NUM_PILES):
         if sizes[e] != 1:
@@ -50,7 +53,7 @@ def next_player_endings(state: CampanileState, seat: int, heights: Sequence[int]
                     chip = with_chip.get((t, v))
                     if chip is None:
                         chip = with_chip[(t, v)] = list(backed)
-                        chip[t] = backers(tuple(bets[t]) + ((rival, v),))
+                        chip[t] = ranked_backers(tuple(bets[t]) + ((rival, v),))
                     yield score_backed(order, chip, n)
 
 

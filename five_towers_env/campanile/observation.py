@@ -13,7 +13,7 @@ import numpy as np
 from ..layout import describe_vector, offsets_of, table_rows
 from .actions import BET, NO_BET, NUM_ACTIONS
 from .rules import CARDS_PER_STYLE, CHIPS, FLAGS, HAND_SIZE, MAX_HEIGHT, MAX_PLAYERS, NUM_PILES, NUM_TOWERS, TOWERS, \
-    backers, pile_size, score_backed
+    pile_size, ranked_backers, score_backed
 from .endgame import next_player_endings
 from .state import CampanileState
 
@@ -123,9 +123,10 @@ def encode(state: CampanileState, observer: int) -> np.ndarray:
     It reads only what ``observer`` may know (SPEC C5): two states that differ only in cards
     hidden from ``observer`` (see ``CampanileState.determinize``) give equal vectors.
     """
-    # A Python list first and one conversion at the end: item assignment on a list is several
-    # times cheaper than on a numpy array, and this runs once per environment step.
-    v = [0.0] * OBS_SIZE
+    out = np.zeros(OBS_SIZE, dtype=np.float32)
+    # written through a memoryview: a float32 element is set in a fraction of numpy's indexing
+    # time, and there is no list to convert at the end
+    v = memoryview(out)
     n = state.num_players
     v[_PHASE + (2 if state.done else state.phase)] = 1.0
     v[_VARIANT + (state.variant == "played")] = 1.0
@@ -170,8 +171,8 @@ def encode(state: CampanileState, observer: int) -> np.ndarray:
                 v[o + _S_PREC + t] = (MAX_SEATS - first) / MAX_SEATS
         v[o + _S_SCORE] = scores[p] / MAX_SCORE
     if not state.done and state.current_player == observer:
-        _end_pieces(state, observer, v)
-    return np.array(v, dtype=np.float32)
+        _end_pieces(state, observer, v, unseen)
+    return out
 
 
 def _share(scores: list[int], seat: int) -> float:
@@ -187,12 +188,13 @@ def _bet_share(state: CampanileState, seat: int, bet: int, order: list[int], bac
     if bet != NO_BET:
         t, v = divmod(bet - BET, 3)
         backed = list(backed)
-        backed[t] = backers(state.bets[t] + ((seat, v + 1),))
+        backed[t] = ranked_backers(state.bets[t] + ((seat, v + 1),))
     return _share(score_backed(order, backed, state.num_players), seat)
 
 
-def _end_pieces(state: CampanileState, seat: int, v: list[float]) -> None:
-    """Fill ``ends_game``, ``end_share``, ``gives_end`` and ``rival_end`` for the player on move.
+def _end_pieces(state: CampanileState, seat: int, v: memoryview, unseen: list[int]) -> None:
+    """Fill ``ends_game``, ``end_share``, ``gives_end`` and ``rival_end`` for the player on move
+    (``unseen``: ``state.unseen_counts(seat)``).
 
     The game ends only when a draw empties a pile, so nothing is computed unless a pile holds one
     card (or, for ``gives_end``, two). The legal bets after a play come from the engine (a clone
@@ -202,7 +204,7 @@ def _end_pieces(state: CampanileState, seat: int, v: list[float]) -> None:
     sizes = [len(p) for p in state.piles]
     if min(sizes) > 2:
         return
-    backed = [backers(b) for b in state.bets]  # a play changes no chips: the same for every action
+    backed = [ranked_backers(b) for b in state.bets]  # a play changes no chips: the same for every action
     if state.played_storeys:  # bet phase: the draw that follows comes from pile `played_storeys`
         if sizes[state.played_storeys - 1] == 1:
             order = state.flag_order()
@@ -223,19 +225,19 @@ def _end_pieces(state: CampanileState, seat: int, v: list[float]) -> None:
             v[_GIVES_END + a] = 1.0
             after = list(sizes)
             after[k - 1] = left
-            v[_RIVAL_END + a] = _rival_end_share(state, seat, a // 3, k, after, backed)
+            v[_RIVAL_END + a] = _rival_end_share(state, seat, a // 3, k, after, backed, unseen)
 
 
 def _rival_end_share(state: CampanileState, seat: int, tower: int, storeys: int, sizes: list[int],
-                     backed: list) -> float:
+                     backed: list, unseen: list[int]) -> float:
     """The next player's best win share from ending the game on their turn, after ``seat`` raised
     ``tower`` by ``storeys``, made no bet and drew (pile sizes now ``sizes``; ``backed``: each
-    tower's backers now): see :func:`~five_towers_env.campanile.endgame.next_player_endings`."""
+    tower's backers now; ``unseen``: ``state.unseen_counts(seat)``): see :func:`~five_towers_env.campanile.endgame.next_player_endings`."""
     heights = list(state.heights)
     heights[tower] += storeys
     rival = (seat + 1) % state.num_players
     best = 0.0
-    for scores in next_player_endings(state, seat, heights, state.bets, sizes, storeys, backed):
+    for scores in next_player_endings(state, seat, heights, state.bets, sizes, storeys, backed, unseen):
         best = max(best, _share(scores, rival))
         if best == 1.0:
             break

@@ -5,6 +5,7 @@ the index of the tower it can be played on (cards of one style are interchangeab
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Sequence
 
 TOWERS = "ABCDE"
@@ -52,7 +53,8 @@ def tower_index(name: object) -> int:
 
 def flag_order(heights: Sequence[int]) -> list[int]:
     """SPEC C4: the towers tallest first; between equal heights the one further left (A first)."""
-    return sorted(range(NUM_TOWERS), key=lambda t: (-heights[t], t))
+    # a reversed sort is still stable: equal heights keep the order A..E
+    return sorted(range(NUM_TOWERS), key=heights.__getitem__, reverse=True)
 
 
 def backers(bets: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -61,9 +63,20 @@ def backers(bets: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
     ``bets`` is the tower's ``(seat, value)`` list in the order placed. A larger stake ranks
     higher; between equal stakes the seat whose first chip went under the tower earlier does.
     """
+    return list(ranked_backers(tuple(bets)))
+
+
+@lru_cache(maxsize=1 << 16)
+def ranked_backers(bets: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...]:
+    """:func:`backers` of a tuple of bets, as a tuple (memoised: scoring asks for the same towers'
+    backers at every turn, and the search for the same few chip lists over and over)."""
     stake = stakes_by_first_chip(bets)
-    first = {seat: i for i, seat in enumerate(stake)}
-    return sorted(stake.items(), key=lambda sv: (-sv[1], first[sv[0]]))
+    # the stakes are in first-chip order and a reversed sort is stable: equal stakes keep it
+    return tuple(sorted(stake.items(), key=_stake_of, reverse=True))
+
+
+def _stake_of(seat_stake: tuple[int, int]) -> int:
+    return seat_stake[1]
 
 
 def stakes_by_first_chip(bets: Sequence[tuple[int, int]]) -> dict[int, int]:
@@ -82,10 +95,10 @@ def score_towers(heights: Sequence[int], bets: Sequence[Sequence[tuple[int, int]
 def score_in_order(order: Sequence[int], bets: Sequence[Sequence[tuple[int, int]]], num_players: int) -> list[int]:
     """SPEC C4: each seat's score, the towers' ``flag_order`` given (scores depend on heights only
     through it, which lets the engine skip rescoring plays that do not reorder the towers)."""
-    return score_backed(order, [backers(b) for b in bets], num_players)
+    return score_backed(order, [ranked_backers(b) for b in bets], num_players)
 
 
-def score_backed(order: Sequence[int], backed: Sequence[list[tuple[int, int]]], num_players: int) -> list[int]:
+def score_backed(order: Sequence[int], backed: Sequence[Sequence[tuple[int, int]]], num_players: int) -> list[int]:
     """SPEC C4: each seat's score, given the flag ``order`` and each tower's ``backers`` (a search
     that changes one tower's chips at a time recomputes only that tower's)."""
     scores = [0] * num_players
@@ -101,6 +114,7 @@ def score_backed(order: Sequence[int], backed: Sequence[list[tuple[int, int]]], 
 __all__ = [
     "TOWERS", "NUM_TOWERS", "CARDS_PER_STYLE", "NUM_PILES", "HAND_SIZE", "MIN_PLAYERS", "MAX_PLAYERS",
     "CHIP_VALUES", "CHIPS", "STOREYS", "REMOVED_PER_STYLE", "FLAGS", "VARIANTS", "BET_CHIPS", "MAX_HEIGHT",
-    "cards_per_style", "pile_size", "leftover_count", "tower_index", "flag_order", "backers", "score_towers",
+    "cards_per_style", "pile_size", "leftover_count", "tower_index", "flag_order", "backers", "ranked_backers",
+    "score_towers",
     "score_in_order", "score_backed", "stakes_by_first_chip",
 ]
