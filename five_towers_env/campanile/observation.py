@@ -232,7 +232,8 @@ def _rival_end_share(state: CampanileState, seat: int, tower: int, storeys: int,
                      backed: list, unseen: list[int]) -> float:
     """The next player's best win share from ending the game on their turn, after ``seat`` raised
     ``tower`` by ``storeys``, made no bet and drew (pile sizes now ``sizes``; ``backed``: each
-    tower's backers now; ``unseen``: ``state.unseen_counts(seat)``): see :func:`~five_towers_env.campanile.endgame.next_player_endings`."""
+    tower's backers now; ``unseen``: ``state.unseen_counts(seat)``): see
+    :func:`~five_towers_env.campanile.endgame.next_player_endings`."""
     heights = list(state.heights)
     heights[tower] += storeys
     rival = (seat + 1) % state.num_players
