@@ -133,14 +133,22 @@ def test_benchmark_what_if_rows_do_what_they_say():
     assert not a["observation"].any() and b["observation"].any()
     assert a["observation"].shape == b["observation"].shape and np.array_equal(a["action_mask"], b["action_mask"])
 
-    forced = case["engine 5T 2p base, forced applied"]
-    counted = {}
+    assert case["engine 5T 2p base, forced applied"].count_forced is False
+    from five_towers_env.engine import GameState
+
+    class Recording(GameState):  # notes how many legal actions each applied decision had
+        def apply_action(self, action):
+            sizes.append(len(self.legal_actions()))
+            super().apply_action(action)
+
     for count_forced in (True, False):
-        runner = bench.EngineRunner(forced.make(), seed=0, count_forced=count_forced)
-        while runner.games < 3:
+        sizes: list[int] = []
+        runner = bench.EngineRunner(lambda rng: Recording.new_game(2, "base", rng), seed=0, count_forced=count_forced)
+        while runner.games < 2:
             runner.run(0.05)
-        counted[count_forced] = runner.game_steps / runner.games
-    assert 0 < counted[False] < counted[True]
+        real = sum(n > 1 for n in sizes)
+        assert 0 < real < len(sizes)  # both kinds occurred
+        assert runner.steps == (len(sizes) if count_forced else real)
 
 
 def test_mcts_ab_script(tmp_path):
