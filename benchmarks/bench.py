@@ -37,6 +37,7 @@ from typing import Callable
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # speed_table, beside this script
 
 import pettingzoo  # noqa: E402
 from pettingzoo.classic import connect_four_v3, leduc_holdem_v4  # noqa: E402
@@ -45,6 +46,7 @@ import five_towers_env  # noqa: E402
 from five_towers_env import campanile  # noqa: E402
 from five_towers_env.engine import GameState  # noqa: E402
 from five_towers_env.environment.observation import OBS_SIZE  # noqa: E402
+import speed_table  # noqa: E402
 
 C4 = "connect_four_v3"
 LEDUC = "leduc_holdem_v4"
@@ -309,8 +311,7 @@ GOALS: tuple[tuple[str, float], ...] = (
 
 def run_ratios(results: list[Result]) -> dict[str, float]:
     """Each row's agent-steps/s over its reference row's in the same run (rows whose reference ran)."""
-    by = {r.name: r for r in results}
-    return {r.name: r.steps_per_s / by[r.ref].steps_per_s for r in results if r.ref in by and r.name != r.ref}
+    return speed_table.run_ratios([asdict(r) for r in results])
 
 
 def ratio_table(results: list[Result], ft_names: list[str], runs: list[list[Result]] | None = None) -> str | None:

@@ -20,7 +20,9 @@ DEFAULT = Path(__file__).resolve().parent.parent / "results" / "benchmark.json"
 REFERENCE = "connect_four_v3"
 
 
-def _ratios(rows: list[dict]) -> dict[str, float]:
+def run_ratios(rows: list[dict]) -> dict[str, float]:
+    """Each row's agent-steps/s over its reference row's in the same run (rows whose reference ran);
+    ``rows`` as ``bench.py --json`` writes them. ``bench.py`` uses it too."""
     by_name = {r["name"]: r for r in rows}
     out = {}
     for r in rows:
@@ -36,7 +38,7 @@ def speed_table(data: dict) -> str:
     ``raw_env`` for the unwrapped rows). A file of repeated runs (``bench.py --repeats``) gives each
     rate's median, the median of the per-run ratios and their range."""
     runs = data.get("runs") or [data["results"]]
-    per_run = [_ratios(rows) for rows in runs]
+    per_run = [run_ratios(rows) for rows in runs]
     wide = len(runs) > 1
     lines = ["| row | agent-steps/s | games/s | steps/game | ratio |" + (" range |" if wide else "")
              + " compared with |",

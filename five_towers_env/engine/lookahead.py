@@ -210,7 +210,7 @@ def _base_final_hands(towers: Towers, pool: tuple, size: int) -> tuple:
         values = groups[t]
         if values:
             tw = towers[t]  # (towers change from round to round: their tops are not worth a memo here)
-            ok = _subset_fits(tw[-1] if tw else NO_TOWER, values)
+            ok = _subset_fits(top_of(tw), values)
             ok_torn = _subset_fits(top_of(tw[:-1]), values) if tearable(tw) else None
             count = len(values)
             parts.append((start, (1 << count) - 1, ok, ok_torn))
@@ -301,7 +301,7 @@ def _fits_on(t: int, tower: tuple, values: tuple, sand_end: int, gp: bool) -> bo
     sand: at this round's end of it)."""
     if gp and t == SAND:
         return _sand_ok((tower[0], tower[-1]) if tower else (), values, sand_end)
-    return fits(tower[-1] if tower else NO_TOWER, values)
+    return fits(top_of(tower), values)
 
 
 def plain_teardowns(towers: Towers, hand: tuple, sand_end: int, gp: bool) -> list[int] | None:
@@ -347,7 +347,7 @@ def plain_builds(towers: Towers, hand: tuple, pile: tuple, sand_end: int, gp: bo
         # a type whose cards misfit now misfits after any build: the hand is a dead end
         if not (gp and t == SAND):
             tw = towers[t]
-            cards = _first_build_cards(t, tw[-1] if tw else NO_TOWER, values)
+            cards = _first_build_cards(t, top_of(tw), values)
             if not cards:  # (values that fit have a first card, and values with one fit)
                 return [], []
             on_top += cards

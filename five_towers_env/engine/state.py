@@ -314,10 +314,14 @@ class GameState:
 
     def _round(self) -> Round:
         """The builder's side of the round now (see :mod:`~five_towers_env.engine.builder`)."""
+        return Round(*self._round_fields())
+
+    def _round_fields(self) -> tuple:
+        """:meth:`_round` as a plain tuple of the ``Round`` fields (what ``builder.run_fields`` takes)."""
         p = self.builder
         need = self.target - self.taken if self.phase == _TAKE else 0
-        return Round(self.phase, self.towers[p], self.piles[p], self.hand, self.display, need, self.took_tree,
-                     self.sand_end)
+        return (self.phase, self.towers[p], self.piles[p], self.hand, self.display, need, self.took_tree,
+                self.sand_end)
 
     def _legal_moves(self) -> list[int]:
         """Great Powers teardown, build and recover: every move the rules allow that leaves the
@@ -329,12 +333,9 @@ class GameState:
         what the rest of the table sees of them (tree cards paid go to the discard pile). Applies
         ``actions`` in turn until they run out or the round ends; returns how many it applied."""
         p = self.builder
-        phase = self.phase
         towers = self.towers[p]
-        need = self.target - self.taken if phase == _TAKE else 0
         (phase, new_towers, pile, hand, display, _, took_tree, sand_end), done = run_fields(
-            (phase, towers, self.piles[p], self.hand, self.display, need, self.took_tree, self.sand_end),
-            actions, self.gp)
+            self._round_fields(), actions, self.gp)
         if phase != _TAKE:  # the take is over: its rests are of no more use
             self._take_rests = None
         for i in range(done):  # the bookkeeping outside the builder's own round
