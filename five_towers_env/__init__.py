@@ -7,6 +7,7 @@ neither PettingZoo nor Gymnasium: ``env``/``raw_env`` load them on first use, an
 """
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 from . import registration
@@ -30,6 +31,18 @@ def raw_env(**kwargs: Any):
     from .environment.aec import raw_env as make_raw_env
 
     return make_raw_env(**kwargs)
+
+
+#: subpackages reachable as attributes after ``import five_towers_env`` (imported on first use, so
+#: the package stays light: ``five_towers_env.campanile.env(...)`` works without importing it first)
+_LAZY_SUBPACKAGES = ("agents", "campanile", "engine", "environment", "evaluation", "integrations", "training",
+                     "wrappers")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY_SUBPACKAGES:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = ["env", "raw_env", "action_name", "action_from_name", "ENV_ID", "__version__"]

@@ -79,6 +79,7 @@ class GameUI:
         check_continuation: optional ``(reached state, recorded position) -> problem or None``: does
             the state that a record's moves reach agree with the position recorded next (public
             parts only; random events may legitimately differ)? ``None`` skips the check.
+        legend: how to read the :attr:`svg` drawing, a sentence or two shown beside it (the replay page).
     """
 
     name: str
@@ -93,6 +94,7 @@ class GameUI:
     save_position: Callable[[Any], dict]
     load_position: Callable[[dict, int], Any]
     check_continuation: Callable[[Any, dict], str | None] | None = None
+    legend: str = ""
 
 
 #: game id -> ``"module:attribute"`` of its :class:`GameUI` (imported on first use)

@@ -340,6 +340,7 @@ margin:0;padding:4px 0;list-style:none;font-size:12.5px}
 <span id="counter"></span>
 </div>
 <div class="keys">keys: &larr; / &rarr; one move, Home / End, Space plays; #N at the end of the address opens frame N</div>
+<div class="keys" id="legend">__LEGEND__</div>
 </div>
 <ol id="moves"></ol>
 </main>
@@ -424,7 +425,7 @@ def build_html(record: dict[str, Any], title: str | None = None) -> str:
     # JSON in a <script>: escape "<" so no string in it can close the script element
     blob = json.dumps(data, separators=(",", ":")).replace("<", "\\u003c")
     return (_PAGE.replace("__TITLE__", escape(title)).replace("__SUB__", escape(" - ".join(facts)))
-            .replace("__DATA__", blob))
+            .replace("__LEGEND__", escape(ui.legend)).replace("__DATA__", blob))
 
 
 def write_html(record: dict[str, Any], path: str | Path, title: str | None = None) -> Path:

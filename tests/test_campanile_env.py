@@ -200,7 +200,7 @@ def test_wrapped_env_illegal_move_terminates_with_minus_one():
     ({"num_players": 6}, ["num_players", "6"]),
     ({"num_players": "3"}, ["num_players"]),
     ({"variant": "base"}, ["variant", "base", "pile"]),
-    ({"render_mode": "rgb_array"}, ["render_mode", "rgb_array"]),
+    ({"render_mode": "video"}, ["render_mode", "video", "rgb_array"]),
     ({"bet_chip": "most"}, ["bet_chip", "most"]),
 ])
 @pytest.mark.parametrize("factory", [campanile.raw_env, campanile.env], ids=["raw_env", "env"])
@@ -262,6 +262,35 @@ def test_render_ansi_and_human(capsys):
     h.step(h.legal_actions()[0])
     assert "tower A" in capsys.readouterr().out
     assert campanile.raw_env(num_players=2).render() is None
+
+
+@pytest.mark.parametrize("num_players", [2, 5])
+def test_render_rgb_array_one_shape_per_game_and_public_only(num_players):
+    from five_towers_env.campanile.picture import render_rgb
+
+    e = campanile.raw_env(num_players=num_players, render_mode="rgb_array")
+    blank = e.render()
+    e.reset(seed=3)
+    rng = np.random.default_rng(0)
+    frames = []
+    for agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        frames.append(e.render())
+        if not (term or trunc):  # the picture hides what no seat may see (SPEC C5)
+            assert np.array_equal(render_rgb(e.game), render_rgb(permute_hidden(e.game, 0, rng)))
+        e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert {f.shape for f in frames} == {blank.shape} and all(f.dtype == np.uint8 for f in frames)
+    assert not np.array_equal(frames[0], frames[-1]) and not blank.any()
+
+
+def test_sb3_make_vec_env_default_render_mode():
+    pytest.importorskip("stable_baselines3")
+    from stable_baselines3.common.env_util import make_vec_env
+
+    vec = make_vec_env("five_towers_env:five_towers_env/Campanile-v0", n_envs=2, seed=0)  # asks for rgb_array
+    vec.reset()
+    assert vec.render_mode == "rgb_array" and vec.get_images()[0].ndim == 3
+    vec.close()
 
 
 # -- hidden information (SPEC C5) ----------------------------------------------------------------

@@ -14,7 +14,8 @@ from five_towers_env.agents.base import RandomAgent
 from five_towers_env.cli import main
 from five_towers_env.evaluation import (AgentSpec, cluster_rate, elo_ratings, evaluate, parse_agent_spec,
                                         round_robin, seat_lineup, wilson_interval)
-from five_towers_env.evaluation.match import _parse_value, seat_summary, summarize
+from five_towers_env.agents.registry import _parse_value
+from five_towers_env.evaluation.match import seat_summary, summarize
 from five_towers_env.evaluation.tournament import pairwise_counts, pairwise_outcomes
 
 HAS_MPL = importlib.util.find_spec("matplotlib") is not None
@@ -324,7 +325,7 @@ def test_cli_tournament(tmp_path, capsys):
 def test_cli_play_replays_an_evaluation_game(capsys):
     res = evaluate(["random", named_random], num_games=4, num_players=2, seed=5, progress=False)
     rec = res.records[3]
-    assert main(["play", "--agents", "random", "random:name='named'", "--seed", "5", "--game", "3", "--quiet"]) == 0
+    assert main(["play", "--agents", "random", "random:name='named'", "--seed", "5", "--game-index", "3", "--quiet"]) == 0
     text = capsys.readouterr().out
     # game 3 puts agent 1 in seat 0; RandomAgent's name does not change its moves
     labels = ["random", "random:name='named'"]

@@ -263,7 +263,7 @@ def test_cli_play_record_and_replay_campanile(tmp_path, capsys):
     capsys.readouterr()
     assert main(["replay", str(path), "--game", "campanile"]) == 0
     assert "final scores: seat 0 (random) " in capsys.readouterr().out
-    assert main(["replay", str(path), "--game", "five_towers"]) == 1
+    assert main(["replay", str(path), "--game", "five_towers"]) == 2
     assert "is a game of campanile, not five_towers" in capsys.readouterr().err
 
 
@@ -296,11 +296,16 @@ def test_cli_game_errors_are_usage_errors(args, message, capsys):
     assert message in capsys.readouterr().err
 
 
-def test_cli_play_game_index_old_and_new_spelling(capsys):
+def test_cli_play_game_index_and_game_names(capsys):
     assert main(["play", "--agents", "random", "random", "--seed", "5", "--game-index", "3", "--quiet"]) == 0
-    new = capsys.readouterr().out
-    assert main(["play", "--agents", "random", "random", "--seed", "5", "--game", "3", "--quiet"]) == 0
-    assert capsys.readouterr().out == new
     assert main(["play", "--game", "campanile", "--game-index", "1", "--agents", "random", "random:name='b'",
                  "--quiet"]) == 0
-    assert re.match(r"seats: 0=random:name='b', 1=random\n", capsys.readouterr().out)
+    assert re.search(r"seats: 0=random:name='b', 1=random\n", capsys.readouterr().out)
+    # a number is no longer a game index in disguise; a near miss gets the name it was near
+    for value, hint in [("3", "to replay game 3 of an evaluation, use --game-index 3"),
+                        ("campanil", "did you mean campanile?")]:
+        with pytest.raises(SystemExit) as exc:
+            main(["play", "--game", value])
+        err = capsys.readouterr().err
+        assert exc.value.code == 2 and hint in err and len(err.strip().splitlines()) == 1
+        assert ("--game-index" in err) == value.isdigit()

@@ -78,3 +78,20 @@ def test_gymnasium_module_prefix_imports_the_package():
         print(env.reset(seed=0)[0].dtype)
     """)
     assert out == "float32"
+
+
+def test_subpackages_are_attributes_of_the_package_loaded_on_first_use():
+    out = _run("""
+        import sys
+        import five_towers_env
+        before = "five_towers_env.campanile" in sys.modules
+        env = five_towers_env.campanile.env(num_players=2)
+        env.reset(seed=0)
+        print(before, type(env.unwrapped).__name__, five_towers_env.engine.GameState.__name__)
+        try:
+            five_towers_env.no_such_thing
+        except AttributeError as e:
+            print(e)
+    """)
+    assert out == ("False raw_env GameState\n"
+                   "module 'five_towers_env' has no attribute 'no_such_thing'")

@@ -229,9 +229,9 @@ def test_cli_record_then_replay(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({**record, "scores": [0, 0, 0]}))
     out = five_towers("replay", str(bad))
-    assert out.returncode == 1 and "the record says" in out.stderr
+    assert out.returncode == 2 and "the record says" in out.stderr
     out = five_towers("replay", str(game), "--svg", str(tmp_path / "x.svg"), "--move", "100000")
-    assert out.returncode == 1 and "outside the game's frames" in out.stderr
+    assert out.returncode == 2 and "outside the game's frames" in out.stderr
 
 
 def test_readme_play_section_commands_work(tmp_path):

@@ -178,6 +178,29 @@ def test_set_opponents_swaps():
         env.set_opponents()
 
 
+
+@pytest.mark.parametrize("game", ["five_towers", "campanile"])
+def test_opponents_with_settings_are_built_with_them(game):
+    from five_towers_env.wrappers import SingleAgentGymEnv
+
+    env = SingleAgentGymEnv(game, opponents=["mcts:simulations=7"])
+    env.reset(seed=0)
+    assert type(env.opponents[0]).__name__ == "MCTSAgent" and env.opponents[0].simulations == 7
+    play(env, seed=1)
+
+
+@pytest.mark.parametrize("bad, words", [("mcts:simulatons=5", "no setting 'simulatons'"),
+                                        ("mcts:simulations=many", "simulations must be an integer"),
+                                        ("nobody", "unknown agent 'nobody'")])
+def test_bad_opponent_specs_fail_at_construction_not_reset(bad, words):
+    from five_towers_env.agents.registry import AgentSettingError
+
+    with pytest.raises(AgentSettingError, match=re.escape(words)):
+        FiveTowersGymEnv(opponents=[bad])
+    env = FiveTowersGymEnv()
+    with pytest.raises(AgentSettingError, match=re.escape(words)):
+        env.set_opponents([bad])
+
 def test_illegal_learner_action():
     env = FiveTowersGymEnv(num_players=2, illegal_action="raise")
     obs, _ = env.reset(seed=0)

@@ -21,6 +21,10 @@ from ..engine.actions import action_name
 from ..engine.state import GameState
 
 
+class SetupWarning(UserWarning):
+    """An agent seated in a setup (player count, variant) it was not made for: it plays, maybe weakly."""
+
+
 @runtime_checkable
 class Agent(Protocol):
     """Anything with a ``name`` and ``act(observation, info) -> int``."""

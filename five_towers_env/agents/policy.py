@@ -20,6 +20,7 @@ another size or with an ``info`` naming another game.
 """
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,10 @@ from ..engine.cards import NUM_TYPES
 from ..environment.observation import OBS_SIZE
 from ..games import get_game, load
 from . import typed_layout as TL
+from .base import SetupWarning
+
+#: (policy file, players, variant) already warned about in this process: one warning per setup
+_WARNED: set[tuple[str, int, str]] = set()
 
 #: The policy trained by ``configs/ppo_selfplay_2p.yaml`` (see the README), shipped with the package.
 SHIPPED_POLICY = Path(__file__).with_name("policies") / "ppo_2p_base.npz"
@@ -256,6 +261,7 @@ class PolicyAgent:
         self.deterministic = bool(deterministic)
         self.name = name
         self.rng = np.random.default_rng(seed)
+        self._setup_seen: tuple[Any, Any] = (None, None)  # the setup last checked by act()
 
     def seed(self, seed: int | None) -> None:
         """Re-seed the sampling generator."""
@@ -267,6 +273,29 @@ class PolicyAgent:
             raise ValueError(f"ppo: {self.path} is a {get_game(self.game).title} policy (trained for "
                              f"game={self.game!r}); it cannot play {get_game(game).title} (game={game!r}). "
                              f"Give the path of a policy trained with game: {game} (runs/<name>/policy.npz)")
+
+    def trained_setup(self) -> tuple[int, str] | None:
+        """``(num_players, variant)`` the policy was trained in, from its ``meta`` (None if unrecorded)."""
+        players, variant = self.meta.get("num_players"), self.meta.get("variant")
+        return (int(players), str(variant)) if players is not None and variant is not None else None
+
+    def check_setup(self, num_players: int, variant: str) -> bool:
+        """Whether the policy was trained for this setup; if not, a :class:`SetupWarning` (once per
+        process and setup) names the setup it was trained for. It plays either way."""
+        trained = self.trained_setup()
+        if trained is None or trained == (num_players, variant):
+            return True
+        key = (str(self.path), num_players, variant)
+        if key not in _WARNED:
+            _WARNED.add(key)
+            shipped = self.path in SHIPPED_POLICIES.values()
+            title = get_game(self.game).title
+            warnings.warn(f"ppo: {self.path.name} was trained for {title} with {trained[0]} players, variant "
+                          f"{trained[1]}; it is playing {num_players} players, variant {variant}"
+                          + (", a setup no shipped policy covers yet (expect weaker play; give ppo:path=... "
+                             "to play a policy trained for it)" if shipped else ""),
+                          SetupWarning, stacklevel=2)
+        return False
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
         """Unmasked action logits for one flat observation (or a batch of them)."""
@@ -294,6 +323,11 @@ class PolicyAgent:
         game = info.get("game") if isinstance(info, dict) else None
         if game is not None and game != self.game:
             self.check_game(game)
+        view = info.get("view") if isinstance(info, dict) else None
+        setup = (getattr(view, "num_players", None), getattr(view, "variant", None))
+        if setup != self._setup_seen and setup[0] is not None:
+            self._setup_seen = setup
+            self.check_setup(*setup)
         obs = observation["observation"]
         if np.shape(obs)[-1:] != (self.obs_size,):
             raise ValueError(f"ppo: {self.path} was trained on {get_game(self.game).title} observations of "

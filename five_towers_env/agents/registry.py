@@ -12,6 +12,7 @@ a module-level ``DEFAULT_PARAMS`` mapping (the heuristic's weights).
 """
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import sys
@@ -148,6 +149,43 @@ def check_agent_settings(name: str, settings: Mapping[str, Any], *,
     return dict(settings)
 
 
+def _parse_value(text: str) -> Any:
+    """A setting's value: a Python literal, ``true``/``false``/``none``/``null`` in any case, else the text."""
+    text = text.strip()
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        low = text.lower()
+        if low in ("true", "false"):
+            return low == "true"
+        if low in ("none", "null"):
+            return None
+        return text
+
+
+def parse_agent_text(text: str, *, game: str | Game = DEFAULT_GAME) -> tuple[str, dict[str, Any]]:
+    """``"name"`` or ``"name:key=value,key=value"`` -> ``(name, settings)``, checked against ``game``'s
+    agents (values are Python literals, else strings); :class:`AgentSettingError` says what is wrong."""
+    if not isinstance(text, str):
+        raise AgentSettingError(unknown_agent_message(text, game))
+    name, _, rest = text.strip().partition(":")
+    name = _check_name(name.strip(), game)
+    settings: dict[str, Any] = {}
+    for item in filter(None, (p.strip() for p in rest.split(","))):
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip().isidentifier():
+            raise AgentSettingError(f"bad agent setting {item!r} in {text!r}; expected name:key=value,key=value")
+        settings[key.strip()] = _parse_value(value)
+    check_agent_settings(name, settings, game=game)
+    return name, settings
+
+
+def make_agent_from_text(text: str, /, seed: int | None = None, *, game: str | Game = DEFAULT_GAME) -> Agent:
+    """Build an agent from a spec string such as ``"mcts:simulations=50"`` (see :func:`parse_agent_text`)."""
+    name, settings = parse_agent_text(text, game=game)
+    return make_agent(name, seed=seed, game=game, **settings)
+
+
 def make_agent(name: str, /, seed: int | None = None, *, game: str | Game = DEFAULT_GAME, **kwargs: Any) -> Agent:
     """Build an agent of ``game`` by registry name (``"mcts"`` accepts e.g. ``simulations=200``).
 
@@ -163,4 +201,4 @@ def make_agent(name: str, /, seed: int | None = None, *, game: str | Game = DEFA
 
 
 __all__ = ["AGENTS", "AgentSettingError", "AgentSettingTypeError", "agents_of", "agent_class", "agent_settings",
-           "check_agent_settings", "make_agent", "unknown_agent_message"]
+           "check_agent_settings", "make_agent", "make_agent_from_text", "parse_agent_text", "unknown_agent_message"]

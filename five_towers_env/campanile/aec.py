@@ -23,7 +23,7 @@ from .position import POSITION_KEYS, load_position, save_position
 from .render import render_text
 from .state import CampanileState, check_setup
 
-RENDER_MODES = (None, "human", "ansi")
+RENDER_MODES = (None, "human", "ansi", "rgb_array")
 RESET_OPTIONS = ("position",)
 
 
@@ -34,7 +34,9 @@ class raw_env(GameEnvExtras, AECEnv):  # noqa: N801 - PettingZoo naming conventi
         num_players: 2..5.
         variant: ``"pile"`` (bet on a tower shown face up on a pile, the default) or ``"played"``
             (bet only on the tower just played onto), SPEC C3.
-        render_mode: ``None``, ``"ansi"`` (``render()`` returns text) or ``"human"`` (prints it).
+        render_mode: ``None``, ``"ansi"`` (``render()`` returns text), ``"human"`` (prints it) or
+            ``"rgb_array"`` (``render()`` returns an ``(H, W, 3)`` uint8 picture of the table, see
+            :mod:`five_towers_env.campanile.picture`).
         bet_chip: ``"at_least"`` (default: the chip is worth at least the storeys played) or
             ``"exact"`` (it must equal them), SPEC C3.
 
@@ -47,7 +49,7 @@ class raw_env(GameEnvExtras, AECEnv):  # noqa: N801 - PettingZoo naming conventi
     _save_position = staticmethod(save_position)  # GameEnvExtras: SPEC C7 positions
     _reset_options = RESET_OPTIONS  # GameEnvExtras: the reset option check
     _position_keys = POSITION_KEYS
-    metadata = {"name": "campanile_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False,
+    metadata = {"name": "campanile_v0", "render_modes": ["human", "ansi", "rgb_array"], "is_parallelizable": False,
                 "render_fps": 1}
 
     def __init__(self, num_players: int = 2, variant: str = "pile", render_mode: str | None = None,
@@ -55,7 +57,7 @@ class raw_env(GameEnvExtras, AECEnv):  # noqa: N801 - PettingZoo naming conventi
         super().__init__()
         check_setup(num_players, variant, bet_chip)
         if render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode must be None, 'human' or 'ansi', got {render_mode!r}")
+            raise ValueError(f"render_mode must be None, 'human', 'ansi' or 'rgb_array', got {render_mode!r}")
         self.variant = variant
         self.bet_chip = bet_chip
         self.render_mode = render_mode
@@ -106,13 +108,21 @@ class raw_env(GameEnvExtras, AECEnv):  # noqa: N801 - PettingZoo naming conventi
         else:
             self._publish_live(game.phase_name, game.current_player)
 
-    def render(self) -> str | None:
-        """The table as text (public information only): returned for ``"ansi"``, printed for ``"human"``."""
+    def render(self) -> str | np.ndarray | None:
+        """The table (public information only): text returned for ``"ansi"``, printed for ``"human"``;
+        an ``(H, W, 3)`` uint8 picture for ``"rgb_array"`` (a blank one before the first reset)."""
         if self.render_mode is None:
             import gymnasium
 
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'.")
+            gymnasium.logger.warn("render() called without a render_mode; "
+                                  "pass render_mode='ansi', 'human' or 'rgb_array'.")
             return None
+        if self.render_mode == "rgb_array":
+            from .picture import picture_shape, render_rgb
+
+            if self.game is None:
+                return np.zeros(picture_shape(self.num_players), dtype=np.uint8)
+            return render_rgb(self.game)
         if self.game is None:
             return None if self.render_mode == "human" else ""
         text = render_text(self.game)

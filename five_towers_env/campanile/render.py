@@ -6,12 +6,21 @@ seat must not see.
 """
 from __future__ import annotations
 
-from .rules import FLAGS, TOWERS
+from typing import Sequence
+
+from .rules import CHIP_VALUES, FLAGS, TOWERS
 from .state import CampanileState
 
 
+def chips_text(held: Sequence[int]) -> str:
+    """A seat's chips left, written the one way every view writes them: ``5 of 1, 3 of 2, 1 of 3``
+    (how many chips of each value, 1 to 3)."""
+    return ", ".join(f"{count} of {value}" for value, count in zip(CHIP_VALUES, held))
+
+
 def render_text(state: CampanileState) -> str:
-    """The table as text: towers with heights, flags and chips, the piles, each seat's chips and score."""
+    """The table as text: towers with heights, flags and the chips under them (``s0:2``: a chip of
+    value 2 of seat 0), the piles, each seat's chips left (:func:`chips_text`) and score."""
     scores = state.scores()
     status = "game over" if state.done else f"phase {state.phase_name}, seat {state.current_player} to act"
     rule = "" if state.bet_chip == "at_least" else ", exact chips"
@@ -27,11 +36,10 @@ def render_text(state: CampanileState) -> str:
     lines.append(f"  {piles}")
     for p in range(state.num_players):
         marker = ">" if p == state.current_player and not state.done else " "
-        ones, twos, threes = state.chips[p]
         known = "".join(TOWERS[c] for c in state.revealed[p]) or "-"
-        lines.append(f"{marker} seat {p}: score {scores[p]:>2}  chips 1x{ones} 2x{twos} 3x{threes}  "
+        lines.append(f"{marker} seat {p}: score {scores[p]:>2}  chips {chips_text(state.chips[p])}  "
                      f"{len(state.hands[p])} cards (known: {known})")
     return "\n".join(lines)
 
 
-__all__ = ["render_text"]
+__all__ = ["chips_text", "render_text"]

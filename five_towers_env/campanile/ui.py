@@ -20,8 +20,8 @@ import numpy as np
 from ..gameui import GameUI
 from . import actions as A
 from .position import load_position, save_position
-from .render import render_text
-from .rules import CHIP_VALUES, CHIPS, FLAGS, NUM_PILES, NUM_TOWERS, TOWERS
+from .render import chips_text, render_text
+from .rules import FLAGS, NUM_PILES, NUM_TOWERS, TOWERS
 from .state import CampanileState, Phase
 
 _SCORING = ("Scoring at the end: the towers take the flags tallest first (8/4, 6/3, 4/2, 2/1; the fifth gets "
@@ -45,18 +45,14 @@ def phase_help(state: CampanileState) -> str:
         where = (f"on tower {TOWERS[state.played_tower]}, the one just played onto" if state.variant == "played"
                  else "on a tower shown face up on a pile")
         lines = [f"Bet: you may place {chip} {where} (bet V on T), or not bet (no bet).",
-                 "A chip stays there for the rest of the game and is spent for good; you hold "
-                 + _chips_text(state.chips[state.current_player]) + ".",
+                 "A chip stays there for the rest of the game and is spent for good; your chips: "
+                 + chips_text(state.chips[state.current_player]) + " (how many of each value).",
                  f"Then you draw the face-up card of pile {k} into your hand (everybody sees it)."]
     return "\n".join(lines + [_END, _SCORING])
 
 
 def _face_up(state: CampanileState) -> str:
     return ", ".join(f"pile {i + 1} {TOWERS[t] if t >= 0 else '-'}" for i, t in enumerate(state.face_up()))
-
-
-def _chips_text(held: Sequence[int]) -> str:
-    return ", ".join(f"{n}x{v}" for v, n in zip(CHIP_VALUES, held))
 
 
 def round_summary(state: CampanileState) -> str:
@@ -221,12 +217,11 @@ def render_svg(state: CampanileState, labels: Sequence[str] | None = None) -> st
     for p in range(n):
         y = y0 + p * SEAT_H
         frame = " win" if p in winners else " turn" if p == state.current_player and not over else ""
-        chips = "  ".join(f"{held}x{v}" for v, held in zip(CHIP_VALUES, state.chips[p]))
         out.append(f'<g><rect x="{MARGIN}" y="{y}" width="{width - 2 * MARGIN}" height="{SEAT_H - 4}" rx="4" '
                    f'class="p{frame}"/>'
                    f'<circle cx="{MARGIN + 14}" cy="{y + (SEAT_H - 4) / 2}" r="7" class="q{p % len(SEAT_FILLS)}"/>'
                    f'<text x="{MARGIN + 28}" y="{y + 16}" class="l">{escape(_seat_name(p, labels))}</text>'
-                   f'<text x="{MARGIN + 300}" y="{y + 16}" class="l">chips {chips} (of {"/".join(map(str, CHIPS))})'
+                   f'<text x="{MARGIN + 300}" y="{y + 16}" class="l">chips {chips_text(state.chips[p])}'
                    f'</text><text x="{MARGIN + 520}" y="{y + 16}" class="l">{len(state.hands[p])} cards</text>'
                    f'<text x="{width - MARGIN - 10}" y="{y + 16}" class="l" text-anchor="end">'
                    f'{scores[p]} point{"" if scores[p] == 1 else "s"}</text></g>')
@@ -248,6 +243,9 @@ CAMPANILE = GameUI(
     save_position=save_position,
     load_position=load_turn,
     check_continuation=check_continuation,
+    legend=("Towers grow upwards, one storey per step; the flag above a tower is the one it would earn now "
+            "(8/4 for the tallest). Under a tower, the chips bet on it, in their seats' colours, in the order "
+            "placed. \"chips 5 of 1, 3 of 2, 1 of 3\": how many chips of each value a seat has left."),
 )
 
 __all__ = ["CAMPANILE", "phase_help", "round_summary", "round_index", "load_turn", "check_continuation",

@@ -20,6 +20,7 @@ def render_text(state: GameState, seat: int | None = None) -> str:
         f"deck: {len(state.deck)} cards{' (ran out once)' if state.deck_ran_out else ''}   "
         f"discard: {len(state.discard)} cards   start player: seat {state.start_player}",
         f"display: {_cards(state.display)}",
+        "(towers are listed bottom to top; a tower topped by a 0 scores its cards twice)",
     ]
     if state.phase in (Phase.TAKE, Phase.TEARDOWN, Phase.BUILD, Phase.RECOVER):
         extra = f", paid {state.paid} tree" if state.paid else ""

@@ -193,7 +193,8 @@ def render_svg(state: GameState, labels: Sequence[str] | None = None) -> str:
                            f'<text x="{cx + CELL_W / 2:g}" y="{round(cy + h / 2 + 4, 1):g}" class="v c i{t}">{v}</text>')
             if topped:
                 out.append(f'<text x="{cx + CELL_W / 2:g}" y="{round(base - len(tower) * pitch - 4, 1):g}" '
-                           f'class="v c" style="fill:{GOLD}">x2</text>')
+                           f'class="v c" style="fill:{GOLD}">x2<title>topped: its top card is a 0, '
+                           f'which doubles the points of its cards</title></text>')
         # the teardown pile: its cards and what it costs now
         out.append("</g><g>")
         py = base + LABELS_H + 4

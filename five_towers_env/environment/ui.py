@@ -119,6 +119,9 @@ FIVE_TOWERS = GameUI(
     save_position=save_position,
     load_position=load_round,
     check_continuation=check_continuation,
+    legend=("Towers grow upwards, first card at the bottom. x2 over a tower: it is topped (its top card is a 0), "
+            "which doubles the points of its cards. A white frame marks the seat to act, gold the winners; "
+            "the torn-down cards under a panel cost 1 + 2 + ... points."),
 )
 
 __all__ = ["FIVE_TOWERS", "phase_help", "round_summary", "round_index", "load_round", "check_continuation",

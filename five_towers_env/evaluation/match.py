@@ -46,7 +46,6 @@ Conventions (shared with :mod:`five_towers_env.evaluation.tournament`):
 """
 from __future__ import annotations
 
-import ast
 import dataclasses
 import inspect
 import math
@@ -62,8 +61,9 @@ from typing import Any, Callable, Iterable, Sequence, Union
 
 import numpy as np
 
-from ..agents.base import Agent
-from ..agents.registry import agent_class, agents_of, check_agent_settings, make_agent, unknown_agent_message
+from ..agents.base import Agent, SetupWarning
+from ..agents.registry import (agent_class, agents_of, check_agent_settings, make_agent, parse_agent_text,
+                               unknown_agent_message)
 from ..games import DEFAULT_GAME, get_game
 from ..play import play_game
 from .report import fmt_ci, text_table, write_csv, write_json, write_text
@@ -75,19 +75,6 @@ AgentSpecLike = Union[str, "AgentSpec", tuple, AgentFactory]
 
 
 # -- agent specs ------------------------------------------------------------------------------
-
-def _parse_value(text: str) -> Any:
-    text = text.strip()
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError):
-        low = text.lower()
-        if low in ("true", "false"):
-            return low == "true"
-        if low in ("none", "null"):
-            return None
-        return text
-
 
 def _call_factory(factory: Callable[..., Agent], seed: int | None, kwargs: dict[str, Any]) -> Agent:
     try:
@@ -135,18 +122,8 @@ def parse_agent_spec(text: str, game: str = DEFAULT_GAME) -> AgentSpec:
     """``"name"`` or ``"name:key=value,key=value"`` -> :class:`AgentSpec` of ``game`` (values parsed as
     Python literals); ``ValueError`` naming that game's agents for a name it does not have."""
     game = get_game(game).name
-    name, _, rest = text.strip().partition(":")
-    name = name.strip()
-    if name not in agents_of(game):
-        raise ValueError(unknown_agent_message(name, game))
-    kwargs: list[tuple[str, Any]] = []
-    for item in filter(None, (p.strip() for p in rest.split(","))):
-        key, eq, value = item.partition("=")
-        if not eq or not key.strip().isidentifier():
-            raise ValueError(f"bad agent setting {item!r} in {text!r}; expected name:key=value,key=value")
-        kwargs.append((key.strip(), _parse_value(value)))
-    check_agent_settings(name, dict(kwargs), game=game)  # a bad setting fails here, not in the first game
-    return AgentSpec(label=text.strip(), name=name, kwargs=tuple(kwargs), game=game)
+    name, settings = parse_agent_text(text, game=game)  # a bad setting fails here, not in the first game
+    return AgentSpec(label=text.strip(), name=name, kwargs=tuple(settings.items()), game=game)
 
 
 def _factory_label(factory: Any) -> str:
@@ -274,8 +251,19 @@ def play_job(specs: Sequence[AgentSpec], variant: str, job: GameJob, game: str =
 
 def _play_chunk(specs: Sequence[AgentSpec], variant: str, jobs: Sequence[GameJob],
                 game: str = DEFAULT_GAME) -> list[dict[str, Any]]:
-    # top level, so 'spawn' workers can import it
+    # top level, so 'spawn' workers can import it; run_jobs has already said what a worker would
+    # repeat about an agent's setup
+    warnings.simplefilter("ignore", SetupWarning)
     return [play_job(specs, variant, job, game) for job in jobs]
+
+
+def check_setups(specs: Sequence[AgentSpec], num_players: int, variant: str) -> None:
+    """Let every agent that can tell (a ``check_setup(num_players, variant)`` method) warn, once and in
+    this process, if it was not made for this setup (a policy trained for another player count)."""
+    for spec in specs:
+        check = getattr(spec.build(0), "check_setup", None)
+        if callable(check):
+            check(num_players, variant)
 
 
 class _Progress:
@@ -341,6 +329,8 @@ def run_jobs(specs: Sequence[AgentSpec], variant: str, jobs: Sequence[GameJob], 
     """Play ``jobs`` of ``game`` (in this process when ``workers == 1``, else over a 'spawn' process
     pool); return their records in job order."""
     workers = resolve_workers(workers)
+    if jobs:
+        check_setups(specs, len(jobs[0].lineup), variant)
     bar = _Progress(len(jobs), desc, progress)
     records: list[dict[str, Any] | None] = [None] * len(jobs)
     try:

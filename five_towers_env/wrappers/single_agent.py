@@ -2,7 +2,7 @@
 
 :class:`SingleAgentGymEnv` is game-neutral: it takes the game's name (``"five_towers"`` or
 ``"campanile"``, see :mod:`five_towers_env.games`) and builds the game's PettingZoo ``raw_env``,
-its opponents (``make_agent(name, seed=..., game=game)``) and their information (the game's
+its opponents (``make_agent_from_text(spec, seed=..., game=game)``) and their information (the game's
 ``agent_info``) from the games registry. :class:`FiveTowersGymEnv` (Gymnasium id
 ``five_towers_env/FiveTowers-v0``) and :class:`CampanileGymEnv` (``five_towers_env/Campanile-v0``)
 only fix the game.
@@ -25,7 +25,7 @@ Determinism: ``reset(seed=s)`` seeds ``self.np_random``, and everything random i
 drawn from it in a fixed order: the learner seat (if not fixed), the opponents (a pool sampler
 gets this generator), a seed for each opponent, and the game seed (deal and reshuffle).
 Opponents are re-seeded each reset: registry names are rebuilt with
-``make_agent(name, seed=..., game=game)``; an :class:`Agent` object is re-seeded through its ``seed(s)``
+``make_agent_from_text(spec, seed=..., game=game)``; an :class:`Agent` object is re-seeded through its ``seed(s)``
 method if it has one, else its ``rng`` attribute is replaced by ``numpy.random.default_rng(s)``
 if it is a numpy ``Generator`` (agents with other hidden randomness are not reproducible).
 """
@@ -40,7 +40,7 @@ import numpy as np
 from gymnasium import spaces
 
 from ..agents.base import Agent
-from ..agents.registry import make_agent
+from ..agents.registry import make_agent_from_text, parse_agent_text
 from ..engine.state import IllegalActionError  # the one illegal-action error of both games
 from ..games import Game, get_game, load
 
@@ -68,7 +68,8 @@ class SingleAgentGymEnv(gymnasium.Env):
             ``"pile"``, ``"played"``); default: the game's first.
         opponents: ``num_players - 1`` opponents in seat order after the learner (the opponent
             ``i`` sits ``i + 1`` seats to the learner's left): registry names of the game
-            (``"random"``, ``"greedy"``, ...) or :class:`Agent` objects; one name or agent alone
+            (``"random"``, ``"greedy"``, ...), optionally with settings (``"mcts:simulations=50"``), or
+            :class:`Agent` objects; one name or agent alone
             is repeated. Default: ``"random"``.
         opponent_sampler: instead of ``opponents``, a callable ``sampler(rng) -> list`` of names
             or agents, called at every reset with the environment's generator (self-play pools).
@@ -82,8 +83,8 @@ class SingleAgentGymEnv(gymnasium.Env):
             ``illegal_penalty``, the episode terminates, ``info["illegal_action"]`` is True) or
             ``"raise"`` (an illegal learner action raises :class:`IllegalActionError` and changes nothing).
         illegal_penalty: the reward of an illegal action under ``"penalize"``.
-        render_mode: ``None`` or one of the game environment's modes: ``"ansi"``, ``"human"``, and
-            for 5 Towers ``"rgb_array"`` (an ``(H, W, 3)`` uint8 picture of the table).
+        render_mode: ``None`` or one of the game environment's modes: ``"ansi"``, ``"human"`` or
+            ``"rgb_array"`` (an ``(H, W, 3)`` uint8 picture of the table).
         **env_kwargs: further settings of the game's ``raw_env`` (Campanile: ``bet_chip``).
     """
 
@@ -172,13 +173,15 @@ class SingleAgentGymEnv(gymnasium.Env):
         if len(opponents) != self.num_players - 1:
             raise ValueError(f"{self.num_players} players need {self.num_players - 1} opponents, got {len(opponents)}")
         for o in opponents:
-            if not isinstance(o, (str, Agent)):
+            if isinstance(o, str):
+                parse_agent_text(o, game=self.game_name)  # a bad name or setting fails now, not at reset()
+            elif not isinstance(o, Agent):
                 raise TypeError(f"an opponent must be an agent name or an Agent (with name and act), got {o!r}")
         return opponents
 
     def _build(self, spec: OpponentSpec, seed: int) -> Agent:
         if isinstance(spec, str):
-            return make_agent(spec, seed=seed, game=self.game_name)  # this game's agent of that name
+            return make_agent_from_text(spec, seed=seed, game=self.game_name)  # "name" or "name:key=value,..."
         if callable(getattr(spec, "seed", None)):
             spec.seed(seed)
         elif isinstance(getattr(spec, "rng", None), np.random.Generator):
