@@ -14,10 +14,14 @@ Agents are registry names, optionally with settings: ``mcts:simulations=100,c=1.
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib.util
+import os
 import sys
+import tempfile
+import warnings
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, NoReturn, Sequence, TextIO
 
 from .games import DEFAULT_GAME, GAMES, Game, get_game
 
@@ -72,30 +76,16 @@ def _workers(text: str) -> int:
 
 
 def _game_name(text: str) -> str:
-    """A game's name for ``--game``."""
-    if text not in GAMES:
-        raise argparse.ArgumentTypeError(f"must be a game ({', '.join(GAMES)}), got {text!r}")
-    return text
-
-
-class _GameOrIndex(argparse.Action):
-    """``play --game``: a game's name, or (as before there were two games) the index of the
-    evaluation game to replay, which ``--game-index`` now names."""
-
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
-                 option_string: str | None = None) -> None:
-        text = str(values)
-        if text.strip().lstrip("+-").isdigit():
-            try:
-                setattr(namespace, "game_index", _nonneg(text))
-            except argparse.ArgumentTypeError as exc:
-                raise argparse.ArgumentError(self, str(exc)) from None
-            return
-        try:
-            setattr(namespace, self.dest, _game_name(text))
-        except argparse.ArgumentTypeError as exc:
-            raise argparse.ArgumentError(self, f"{exc} (or the index of an evaluation game, see --game-index)") \
-                from None
+    """A game's name for ``--game``: a number or a near miss gets a pointed hint."""
+    if text in GAMES:
+        return text
+    hint = ""
+    if text.strip().isdigit():
+        hint = f"; to replay game {text.strip()} of an evaluation, use --game-index {text.strip()}"
+    else:
+        close = difflib.get_close_matches(text, list(GAMES), n=1)
+        hint = f"; did you mean {close[0]}?" if close else ""
+    raise argparse.ArgumentTypeError(f"must be a game ({', '.join(GAMES)}), got {text!r}{hint}")
 
 
 def _folder_problem(path: str | Path) -> str | None:
@@ -104,6 +94,21 @@ def _folder_problem(path: str | Path) -> str | None:
         if p.exists():
             return None if p.is_dir() else (f"{path} is a file, not a folder" if p == Path(path)
                                             else f"{p} (in {path}) is a file, not a folder")
+    return None
+
+
+def _unwritable_folder(path: str | Path) -> str | None:
+    """Why files cannot be written in the folder ``path`` (made if missing), or None: checked by
+    making it and a scratch file in it, since permission bits do not tell (root, read-only mounts, /proc)."""
+    problem = _folder_problem(path)
+    if problem:
+        return problem
+    try:
+        Path(path).mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as exc:
+        return f"{path} cannot be written: {exc.strerror or exc}"
     return None
 
 
@@ -181,7 +186,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
     def error(message: object) -> int:
         print(f"five-towers replay: error: {message}", file=sys.stderr)
-        return 1
+        return 2
 
     try:
         record = read_record(args.record)
@@ -292,7 +297,8 @@ def _train_error(message: str) -> int:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    """Train (or resume) a self-play run, then print its policy's results against the baselines."""
+    """Train (or resume) a self-play run, then print its policy's results against the baselines.
+    Ctrl-C (SIGTERM) saves a checkpoint and exits 130 (143); nothing is written before every check passed."""
     missing = missing_rl_packages(progress=not args.no_progress)
     if missing:
         return _train_error(f"training needs the rl extra, and {', '.join(missing)} "
@@ -300,38 +306,70 @@ def cmd_train(args: argparse.Namespace) -> int:
     from .training.config import ConfigError, build_config, config_to_dict, load_config
 
     try:
-        from .training.selfplay import final_evaluation, resume_config, train
+        from .training.checkpoints import newest_whole_checkpoint, resume_folder_problem, write_problem
+        from .training.selfplay import CheckpointError, TrainingInterrupted, final_evaluation, resume_config, train
     except ImportError as exc:  # an rl package present but broken
         return _train_error(f"training needs the rl extra ({exc}); install it with\n  {RL_INSTALL}")
     overrides = dict(args.set)
     try:
         if args.config:
             cfg = load_config(args.config, overrides)
-        else:
+        else:  # the checkpoint's own run folder, unless --set out_dir= / name= names a new one
             cfg = build_config(config_to_dict(resume_config(args.resume)), overrides,
                                source=str(Path(args.resume).with_suffix(".json")))
     except (ConfigError, ValueError, OSError) as exc:  # bad config, --set or checkpoint
         return _train_error(str(exc))
-    problem = _folder_problem(cfg.run_dir)
+    problem = _folder_problem(cfg.run_dir) or write_problem(cfg.run_dir)
     if problem:
         return _train_error(f"out_dir / name: the run folder {cfg.run_dir} cannot be made: {problem}")
+    problem = resume_folder_problem(args.resume, cfg.run_dir) if args.resume else None
+    if problem:
+        return _train_error(problem)
     print(f"run folder: {cfg.run_dir}")
-    policy = train(cfg, resume=args.resume, progress=not args.no_progress)
+    try:
+        policy = train(cfg, resume=args.resume, progress=not args.no_progress)
+    except CheckpointError as exc:  # a whole checkpoint that does not fit the config; nothing written yet
+        return _train_error(str(exc))
+    except TrainingInterrupted as exc:
+        print(f"interrupted: saved checkpoint {exc.checkpoint}; resume with five-towers train --resume "
+              f"{exc.checkpoint}", file=sys.stderr)
+        return 128 + exc.signum
+    except KeyboardInterrupt:  # before training began, or a second Ctrl-C while saving
+        newest = newest_whole_checkpoint(cfg.run_dir)
+        print(f"interrupted: no checkpoint saved; {f'the newest is {newest}' if newest else 'none to resume from'}",
+              file=sys.stderr)
+        return 130
     game_flag = "" if cfg.game == "five_towers" else f" with --game {cfg.game}"
     print(f"exported policy: {policy}  (play it as the agent ppo:path={policy}{game_flag})")
     games = cfg.final_eval_games if args.eval_games is None else args.eval_games
-    if games:
-        # printed, and saved as final_eval.md / final_eval.json in the run folder
-        print("\n" + final_evaluation(policy, cfg, games, workers=args.workers, progress=not args.no_progress))
+    try:
+        if games:
+            # printed, and saved as final_eval.md / final_eval.json in the run folder
+            print("\n" + final_evaluation(policy, cfg, games, workers=args.workers, progress=not args.no_progress))
+    except KeyboardInterrupt:
+        print(f"interrupted: the final evaluation was skipped; training finished ({policy})", file=sys.stderr)
+        return 130
     return 0
 
 
 # -- parser -----------------------------------------------------------------------------------
 
+def _show_plain_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                        file: TextIO | None = None, line: str | None = None) -> None:
+    """Warnings as a user reads them on the command line: what, not where in the code."""
+    (file or sys.stderr).write(f"five-towers: warning: {message}\n")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with usage errors on one line (the usage block is one ``--help`` away)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``five-towers`` argument parser (each subcommand sets ``func``)."""
-    parser = argparse.ArgumentParser(prog="five-towers", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = _Parser(prog="five-towers", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     p = sub.add_parser("play", help="play one game between named agents (human: you), one line per move")
@@ -339,8 +377,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--players", type=_players, help="seats (default: the number of agents; agents repeat to fill)")
     p.add_argument("--variant", choices=VARIANTS, default=None, help=VARIANT_HELP)
     p.add_argument("--seed", type=_nonneg, default=0)
-    p.add_argument("--game", action=_GameOrIndex, default=DEFAULT_GAME, metavar="GAME",
-                   help=GAME_HELP + " (a number N, as before: --game-index N)")
+    p.add_argument("--game", type=_game_name, default=DEFAULT_GAME, metavar="GAME", help=GAME_HELP)
     p.add_argument("--game-index", type=_nonneg, default=0, metavar="N",
                    help="replay game N of `evaluate` with the same agents, seed and players (default 0)")
     p.add_argument("--unpaired", action="store_true", help="as for evaluate")
@@ -374,7 +411,8 @@ def build_parser() -> argparse.ArgumentParser:
     source = p.add_mutually_exclusive_group(required=True)
     source.add_argument("--config", metavar="YAML", help="a training config, e.g. configs/ppo_selfplay_2p.yaml")
     source.add_argument("--resume", metavar="CHECKPOINT",
-                        help="continue a run from runs/<name>/checkpoints/step_N.zip (its stored config)")
+                        help="continue a run from <run>/checkpoints/step_N.zip (its stored config), writing into "
+                             "<run>, or into a new folder named by --set out_dir=DIR name=NAME")
     # extend, not store: a second --set must add to the first, never silently replace it
     p.add_argument("--set", nargs="+", action="extend", default=[], metavar="KEY=VALUE", type=_override,
                    help="override config settings, e.g. total_timesteps=200000 ppo.n_epochs=2 (YAML values; "
@@ -403,12 +441,12 @@ def _check_agents(parser: argparse.ArgumentParser, agents: Sequence[str], game: 
 
 
 def _file_problem(path: str) -> str | None:
-    """Why ``path`` cannot be written as a file: empty, a folder, or under a file."""
+    """Why ``path`` cannot be written as a file: empty, a folder, or in a folder that cannot be written."""
     if not path.strip():
         return "an empty path"
     if Path(path).is_dir():
         return f"{path} is a folder"
-    return _folder_problem(Path(path).parent)
+    return _unwritable_folder(Path(path).parent)
 
 
 def _check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
@@ -427,9 +465,12 @@ def _check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> No
         _check_setup_args(parser, args, get_game(args.game))
     out = getattr(args, "out", None)
     if out is not None:
-        problem = _folder_problem(out) if out.strip() else "an empty path"
+        problem = _unwritable_folder(out) if out.strip() else "an empty path"
         if problem:
-            parser.error(f"argument --out: must be a folder (made if missing): {problem}")
+            parser.error(f"argument --out: must be a folder to write in (made if missing): {problem}")
+    if args.command == "tournament" and len(args.agents) < 2:
+        parser.error(f"argument --agents: a tournament needs at least two agents, got {len(args.agents)} "
+                     f"(to measure one agent against itself or others, use evaluate)")
     if getattr(args, "agents", None):
         _check_agents(parser, args.agents, getattr(args, "game", None) or DEFAULT_GAME)
 
@@ -450,9 +491,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``five-towers`` console script; returns the exit status (2 for a usage error)."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    _check_args(args.parser, args)
     func: Callable[[argparse.Namespace], int] = args.func
-    return func(args)
+    try:
+        with warnings.catch_warnings():  # restores the usual display when main() returns
+            warnings.showwarning = _show_plain_warning
+            _check_args(args.parser, args)
+            return func(args)
+    except BrokenPipeError:
+        # the reader went away (`five-towers play ... | head`): stop quietly, as other command-line tools do
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":

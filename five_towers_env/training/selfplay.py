@@ -14,7 +14,8 @@ config's ``game`` (5 Towers or Campanile) against opponents drawn each game from
 4. checkpoint every ``checkpoint_every`` timesteps.
 
 Everything lands in ``<out_dir>/<name>/``: ``config.yaml``, ``checkpoints/step_N.zip`` (with
-``step_N.json``: config, seed, pool and evaluation log at that point), ``snapshots/``,
+``step_N.json``: config, seed, pool and evaluation log at that point; written atomically, see
+:mod:`.checkpoints`), ``snapshots/``,
 ``eval_log.csv``, TensorBoard logs in ``tb/``, and at the end ``policy.npz`` (the exported
 actor, playable with numpy alone as the ``ppo`` agent; its ``meta`` names the game) and
 ``learning_curve.png``.
@@ -22,13 +23,19 @@ actor, playable with numpy alone as the ``ppo`` agent; its ``meta`` names the ga
 Seeds: ``cfg.seed`` seeds torch, numpy and the environments (through SB3), and evaluation games
 use fixed seeds, so a run is reproducible on one machine (with ``torch_threads: 1``). A resumed run
 continues from the checkpoint's weights, optimiser state, timestep count and pool, but its
-environments restart their generators, so it is not bit-identical to an uninterrupted run.
+environments restart their generators, so it is not bit-identical to an uninterrupted run. It
+writes into the run folder that holds its checkpoint, not the one its config recorded.
+
+Ctrl-C (or SIGTERM) during :meth:`Trainer.run` saves a checkpoint of the current model and raises
+:class:`TrainingInterrupted` (a ``KeyboardInterrupt``) naming it.
 """
 from __future__ import annotations
 
+import contextlib
 import csv
-import json
+import signal
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +45,8 @@ import numpy as np
 from ..agents.policy import PolicyAgent, export_policy
 from ..games import DEFAULT_GAME
 from ..wrappers.single_agent import SingleAgentGymEnv
+from .checkpoints import CheckpointError, checkpoint_state, relocated_snapshots, save_checkpoint
+from .checkpoints import resume_config  # noqa: F401  (its old home: importable from here too)
 from .config import TrainConfig, config_from_dict, config_to_dict, save_config
 from .pool import OpponentPool
 
@@ -78,15 +87,24 @@ def _env_factory(cfg_dict: dict[str, Any], sampler: Any, rank: int):
     return make_training_env(config_from_dict(cfg_dict), sampler, rank)
 
 
+def _worker_env_factory(cfg_dict: dict[str, Any], sampler: Any, rank: int):
+    # Ctrl-C in a terminal (and some schedulers' stop) signals the whole process group: a worker must
+    # not die of it while the trainer saves its checkpoint; the trainer ends the workers itself
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    return _env_factory(cfg_dict, sampler, rank)
+
+
 def make_vec_env(cfg: TrainConfig, sampler: Any):
     """``n_envs`` training environments, in worker processes if ``cfg.subproc``."""
     import functools
 
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-    fns = [functools.partial(_env_factory, config_to_dict(cfg), sampler, rank) for rank in range(cfg.n_envs)]
     if cfg.subproc and cfg.n_envs > 1:
+        fns = [functools.partial(_worker_env_factory, config_to_dict(cfg), sampler, rank) for rank in range(cfg.n_envs)]
         return SubprocVecEnv(fns, start_method="fork" if hasattr(__import__("os"), "fork") else "spawn")
+    fns = [functools.partial(_env_factory, config_to_dict(cfg), sampler, rank) for rank in range(cfg.n_envs)]
     return DummyVecEnv(fns)
 
 
@@ -115,7 +133,7 @@ def play_games(agent: Any, num_players: int, variant: str, opponents: Any, games
 
 def episode_callback(total: int, start: int, progress: bool):
     """An SB3 callback that logs the learner's game outcomes (``episode/score``, ``episode/margin``,
-    ``episode/win``) and advances a progress bar over the whole run."""
+    ``episode/win``) and advances a progress bar over the whole run (``close_bar()`` ends it early)."""
     from stable_baselines3.common.callbacks import BaseCallback
 
     class EpisodeStats(BaseCallback):
@@ -124,21 +142,23 @@ def episode_callback(total: int, start: int, progress: bool):
             if progress:
                 from tqdm import tqdm
 
-                self.bar = tqdm(total=total, initial=start, unit="step", desc="training", dynamic_ncols=True,
-                                mininterval=2.0)
-            self.last = self.num_timesteps
+                self.bar = tqdm(total=total, initial=min(start, total), unit="step", desc="training",
+                                dynamic_ncols=True, mininterval=2.0)
 
         def _on_step(self) -> bool:
             for info in self.locals["infos"]:
                 for key, value in info.get("episode_outcome", {}).items():
                     self.logger.record_mean(f"episode/{key}", value)
             if self.bar is not None:
-                self.bar.update(self.num_timesteps - self.last)
-            self.last = self.num_timesteps
+                # SB3 rounds learn(n) up to whole rollouts, past the run's total: the bar stops at it
+                self.bar.update(max(0, min(self.num_timesteps, total) - self.bar.n))
             return True
 
         def _on_training_end(self) -> None:
-            if self.bar is not None:
+            self.close_bar()
+
+        def close_bar(self) -> None:
+            if getattr(self, "bar", None) is not None:
                 self.bar.close()
 
     return EpisodeStats()
@@ -169,30 +189,38 @@ class Trainer:
 
     def __init__(self, cfg: TrainConfig, resume: str | Path | None = None, progress: bool = True) -> None:
         import torch
-        from sb3_contrib import MaskablePPO
         from stable_baselines3.common.logger import configure
 
         self.cfg, self.progress = cfg, progress
         self.run_dir = cfg.run_dir
-        state = checkpoint_state(resume) if resume else None  # before anything is written
-        for sub in ("checkpoints", "snapshots"):
-            (self.run_dir / sub).mkdir(parents=True, exist_ok=True)
-        save_config(cfg, self.run_dir / "config.yaml")
+        self.callback: Any = None  # the current chunk's episode_callback (its progress bar)
+        state = checkpoint_state(resume) if resume else None
         torch.set_num_threads(cfg.torch_threads)
         self.pool = OpponentPool(cfg.pool, cfg.num_players, game=cfg.game)
         self.eval_rows: list[dict[str, float]] = []
         if state:
-            self.pool.snapshots = list(state["snapshots"])
+            self.pool.snapshots = relocated_snapshots(state, self.run_dir)
             self.eval_rows = list(state["eval_rows"])
         self.venv = make_vec_env(cfg, self.pool.sampler())
-        if resume:
-            self.model = MaskablePPO.load(resume, env=self.venv, device="cpu")
-        else:
-            self.model = _new_model(cfg, self.venv)
+        self.model = self._load(resume) if resume else _new_model(cfg, self.venv)
+        # only now, with the checkpoint loaded, is anything written: a failed resume changes nothing
+        for sub in ("checkpoints", "snapshots"):
+            (self.run_dir / sub).mkdir(parents=True, exist_ok=True)
+        save_config(cfg, self.run_dir / "config.yaml")
         self.model.set_logger(configure(str(self.run_dir / "tb"), ["tensorboard", "csv"]))
         if not resume and cfg.imitation.games:
             self.imitate()
         self._write_eval_log()
+
+    def _load(self, checkpoint: str | Path) -> Any:
+        from sb3_contrib import MaskablePPO
+
+        try:
+            return MaskablePPO.load(checkpoint, env=self.venv, device="cpu")
+        except Exception as e:  # checked whole already: a config that does not fit it (game, players...)
+            self.venv.close()
+            raise CheckpointError(f"checkpoint {checkpoint} cannot be resumed with this config: "
+                                  f"{type(e).__name__}: {e}") from e
 
     def imitate(self) -> dict[str, float]:
         """Warm start: fit the policy to the teacher's decisions against the initial pool."""
@@ -247,6 +275,31 @@ class Trainer:
         self._write_eval_log()
         return row
 
+    def _train(self) -> None:
+        cfg = self.cfg
+        if not self.eval_rows:
+            self.evaluate()  # the untrained policy: the first point of the learning curve
+        next_ckpt = (self.model.num_timesteps // cfg.checkpoint_every + 1) * cfg.checkpoint_every
+        while self.model.num_timesteps < cfg.total_timesteps:
+            steps = int(self.model.num_timesteps)
+            chunk = min(cfg.eval_every - steps % cfg.eval_every, cfg.total_timesteps - steps)
+            self.callback = episode_callback(cfg.total_timesteps, steps, self.progress)
+            self.model.learn(chunk, reset_num_timesteps=False, callback=self.callback)
+            self.evaluate()
+            if self.model.num_timesteps >= next_ckpt or self.model.num_timesteps >= cfg.total_timesteps:
+                self.checkpoint()
+                next_ckpt += cfg.checkpoint_every
+
+    def _interrupted(self, signum: int) -> TrainingInterrupted:
+        """Save the current model and end the workers, which ignore the signal. Mid-rollout is fine (SB3
+        saves no rollout: a resumed run collects a fresh one); inside an update, at worst one minibatch
+        step is half applied, which training absorbs like any other noisy step."""
+        if self.callback is not None:
+            self.callback.close_bar()  # the message goes on a line of its own
+        for process in getattr(self.venv, "processes", []):
+            process.kill()  # they ignore SIGTERM too, and their pipes may hold half a reply: no close()
+        return TrainingInterrupted(self.checkpoint(), signum)
+
     def _write_eval_log(self) -> None:
         if not self.eval_rows:
             return
@@ -257,33 +310,23 @@ class Trainer:
             writer.writerows(self.eval_rows)
 
     def checkpoint(self) -> Path:
-        """Save model + optimiser (``.zip``) and the config, seed, pool and log (``.json``)."""
+        """Save model + optimiser (``.zip``) and the config, seed, pool and log (``.json``), atomically."""
         steps = int(self.model.num_timesteps)
-        path = self.run_dir / "checkpoints" / f"step_{steps}.zip"
-        self.model.save(path)
         state = {"timesteps": steps, "seed": self.cfg.seed, "config": config_to_dict(self.cfg),
                  "snapshots": self.pool.snapshots, "eval_rows": self.eval_rows}
-        path.with_suffix(".json").write_text(json.dumps(state, indent=1))
-        return path
+        return save_checkpoint(self.model, state, self.run_dir / "checkpoints" / f"step_{steps}.zip")
 
     # -- the loop ---------------------------------------------------------------------------
 
     def run(self) -> Path:
-        """Train to ``total_timesteps``; return the exported ``policy.npz``."""
-        cfg = self.cfg
+        """Train to ``total_timesteps``; return the exported ``policy.npz``. Ctrl-C or SIGTERM saves a
+        checkpoint and raises :class:`TrainingInterrupted`."""
         self.start = time.time() - (self.eval_rows[-1]["wall_s"] if self.eval_rows else 0.0)
-        if not self.eval_rows:
-            self.evaluate()  # the untrained policy: the first point of the learning curve
-        next_ckpt = (self.model.num_timesteps // cfg.checkpoint_every + 1) * cfg.checkpoint_every
-        while self.model.num_timesteps < cfg.total_timesteps:
-            steps = int(self.model.num_timesteps)
-            chunk = min(cfg.eval_every - steps % cfg.eval_every, cfg.total_timesteps - steps)
-            self.model.learn(chunk, reset_num_timesteps=False,
-                             callback=episode_callback(cfg.total_timesteps, steps, self.progress))
-            self.evaluate()
-            if self.model.num_timesteps >= next_ckpt or self.model.num_timesteps >= cfg.total_timesteps:
-                self.checkpoint()
-                next_ckpt += cfg.checkpoint_every
+        try:
+            with _sigterm_as_interrupt():
+                self._train()
+        except KeyboardInterrupt as e:
+            raise self._interrupted(getattr(e, "signum", signal.SIGINT)) from None
         self.venv.close()
         policy = export_policy(self.model, self.run_dir / "policy.npz", **self._meta())
         try:
@@ -293,67 +336,38 @@ class Trainer:
         return policy
 
 
+class TrainingInterrupted(KeyboardInterrupt):
+    """Training stopped by Ctrl-C (or SIGTERM, ``signum``) after saving ``checkpoint``."""
+
+    def __init__(self, checkpoint: Path, signum: int = signal.SIGINT) -> None:
+        super().__init__(f"interrupted: saved checkpoint {checkpoint}")
+        self.checkpoint, self.signum = checkpoint, int(signum)
+
+
+class _Terminated(KeyboardInterrupt):
+    signum = signal.SIGTERM
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM (``kill``, a job scheduler's stop) ends training as Ctrl-C does, with a checkpoint."""
+    def handler(signum: int, frame: Any) -> None:
+        raise _Terminated()
+
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread: signals cannot be handled here
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def train(cfg: TrainConfig, resume: str | Path | None = None, progress: bool = True) -> Path:
     """Run (or resume) training; return the path of the exported policy."""
     return Trainer(cfg, resume=resume, progress=progress).run()
-
-
-class CheckpointError(ValueError):
-    """A ``--resume`` checkpoint that cannot be resumed from; the message names the file at fault."""
-
-
-def _latest_checkpoints(folder: Path) -> str:
-    found = sorted(folder.glob("step_*.zip")) + sorted(folder.glob("checkpoints/step_*.zip"))
-    found.sort(key=lambda p: int(p.stem[5:]) if p.stem[5:].isdigit() else -1)
-    return f" (e.g. {found[-1]})" if found else ""
-
-
-def checkpoint_state(checkpoint: str | Path) -> dict[str, Any]:
-    """The state saved beside a checkpoint ``step_N.zip`` in ``step_N.json``, after checking both:
-    a missing checkpoint, a missing ``.json`` companion (naming both paths), a folder, a file that is
-    not a checkpoint ``.zip`` or a ``.json`` that is not a checkpoint's raise a clear error
-    (``FileNotFoundError`` for the missing ones, :class:`CheckpointError` for the rest)."""
-    import zipfile
-
-    path = Path(checkpoint)
-    if path.is_dir():
-        raise CheckpointError(f"--resume {path} is a folder; give a checkpoint file, "
-                              f"runs/<name>/checkpoints/step_N.zip{_latest_checkpoints(path)}")
-    if path.suffix != ".zip":
-        hint = f"; did you mean {path.with_suffix('.zip')}?" if path.with_suffix(".zip").is_file() else ""
-        raise CheckpointError(f"--resume takes a checkpoint .zip (runs/<name>/checkpoints/step_N.zip), "
-                              f"got {path}{hint}")
-    companion = path.with_suffix(".json")
-    if not path.exists():
-        also = (f" (its companion {companion} exists: the .zip was moved or deleted)" if companion.exists()
-                else f"{_latest_checkpoints(path.parent.parent if path.parent.name == 'checkpoints' else path.parent)}")
-        raise FileNotFoundError(f"checkpoint {path} does not exist{also}")
-    if not zipfile.is_zipfile(path):
-        raise CheckpointError(f"{path} is not a checkpoint .zip (training saves them as "
-                              "runs/<name>/checkpoints/step_N.zip)")
-    if not companion.is_file():
-        raise FileNotFoundError(f"checkpoint {path} has no companion {companion} (the config, seed, pool and "
-                                "evaluation log saved beside it); both are needed to resume")
-    try:
-        state = json.loads(companion.read_text())
-    except (ValueError, OSError) as e:
-        raise CheckpointError(f"{companion} (the companion of checkpoint {path}) is not valid JSON: {e}") from e
-    missing = [k for k in ("config", "snapshots", "eval_rows") if not isinstance(state, dict) or k not in state]
-    if missing:
-        raise CheckpointError(f"{companion} (the companion of checkpoint {path}) is not a checkpoint's state: "
-                              f"no {', '.join(missing)}")
-    return state
-
-
-def resume_config(checkpoint: str | Path) -> TrainConfig:
-    """The config stored beside a checkpoint (see :func:`checkpoint_state` for the errors)."""
-    from .config import ConfigError
-
-    state = checkpoint_state(checkpoint)
-    try:
-        return config_from_dict(state["config"])
-    except ConfigError as e:
-        raise ConfigError(f"{Path(checkpoint).with_suffix('.json')}: {e}") from None
 
 
 def plot_learning_curve(eval_log: str | Path, png: str | Path, title: str | None = None) -> Path:
