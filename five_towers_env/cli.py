@@ -23,7 +23,7 @@ import warnings
 from pathlib import Path
 from typing import Callable, NoReturn, Sequence, TextIO
 
-from .games import DEFAULT_GAME, GAMES, Game, get_game
+from five_towers_env.core.game import DEFAULT_GAME, GAMES, Game, get_game
 
 #: seats any game allows; each game's own range is checked once the game is known
 MIN_PLAYERS = min(g.min_players for g in GAMES.values())
@@ -134,10 +134,10 @@ def _add_common(p: argparse.ArgumentParser, games_help: str, players_help: str,
 def cmd_play(args: argparse.Namespace) -> int:
     """One game between the named agents (``human`` for a person), one line per move; the table
     with --show-table; the game saved for ``five-towers replay`` with --record."""
-    from .agents.human import QuitGame
-    from .evaluation.match import make_jobs, resolve_specs
-    from .play import GameWatcher, MoveLog, play_game
-    from .replay import GameRecorder
+    from five_towers_env.agents.human import QuitGame
+    from five_towers_env.evaluation.match import make_jobs, resolve_specs
+    from five_towers_env.play import GameWatcher, MoveLog, play_game
+    from five_towers_env.replay import GameRecorder
 
     specs = resolve_specs(args.agents, args.game)
     num_players = args.players or max(2, len(specs))
@@ -180,9 +180,9 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     """Check a recorded game and print it move by move, or write it as an HTML replay or an SVG."""
-    from .gameui import get_ui
-    from .play import MoveLog
-    from .replay import RecordError, frame_state, read_record, replay, result_line, write_html
+    from five_towers_env.core.gameui import get_ui
+    from five_towers_env.play import MoveLog
+    from five_towers_env.replay import RecordError, frame_state, read_record, replay, result_line, write_html
 
     def error(message: object) -> int:
         print(f"five-towers replay: error: {message}", file=sys.stderr)
@@ -239,14 +239,14 @@ def _report(result: object, out: str | None, **save_options: object) -> int:
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     """Seat-rotated games between the agents; summary table, and CSV / JSON in --out."""
-    from .evaluation.match import evaluate
+    from five_towers_env.evaluation.match import evaluate
 
     return _report(evaluate(args.agents, num_games=args.games, **_match_settings(args)), args.out)
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
     """Round robin; win-rate matrix, Elo / OpenSkill; CSV / JSON / Markdown / PNG in --out."""
-    from .evaluation.tournament import round_robin
+    from five_towers_env.evaluation.tournament import round_robin
 
     return _report(round_robin(args.agents, games=args.games, **_match_settings(args)), args.out,
                    plot=not args.no_plot)
@@ -303,11 +303,17 @@ def cmd_train(args: argparse.Namespace) -> int:
     if missing:
         return _train_error(f"training needs the rl extra, and {', '.join(missing)} "
                             f"{'is' if len(missing) == 1 else 'are'} not installed; install it with\n  {RL_INSTALL}")
-    from .training.config import ConfigError, build_config, config_to_dict, load_config
+    from five_towers_env.training.config import ConfigError, build_config, config_to_dict, load_config
 
     try:
-        from .training.checkpoints import newest_whole_checkpoint, resume_folder_problem, write_problem
-        from .training.selfplay import CheckpointError, TrainingInterrupted, final_evaluation, resume_config, train
+        from five_towers_env.training.checkpoints import newest_whole_checkpoint, resume_folder_problem, write_problem
+        from five_towers_env.training.selfplay import (
+            CheckpointError,
+            TrainingInterrupted,
+            final_evaluation,
+            resume_config,
+            train,
+        )
     except ImportError as exc:  # an rl package present but broken
         return _train_error(f"training needs the rl extra ({exc}); install it with\n  {RL_INSTALL}")
     overrides = dict(args.set)
@@ -430,7 +436,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _check_agents(parser: argparse.ArgumentParser, agents: Sequence[str], game: str = DEFAULT_GAME) -> None:
     """Turn a bad agent name or setting (for ``game``) into a usage error before any game starts."""
-    from .evaluation.match import resolve_specs
+    from five_towers_env.evaluation.match import resolve_specs
 
     for text in agents:
         try:

@@ -4,8 +4,8 @@
 examples all run through it. Watchers (:class:`GameWatcher`) follow a game move by move, forced
 moves included: :class:`MoveLog` prints it, :class:`five_towers_env.replay.GameRecorder` records it.
 
-The loop serves every game of :mod:`five_towers_env.games` (``game="campanile"``): it builds the
-game's environment, its agents' ``info`` and its :class:`~five_towers_env.gameui.GameUI` from the
+The loop serves every game of :mod:`five_towers_env.core.game` (``game="campanile"``): it builds the
+game's environment, its agents' ``info`` and its :class:`~five_towers_env.core.gameui.GameUI` from the
 registry and imports no game's rules itself.
 """
 from __future__ import annotations
@@ -14,9 +14,9 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Sequence, TextIO
 
-from .agents.base import Agent
-from .gameui import GameUI, get_ui
-from .games import DEFAULT_GAME, Game, get_game
+from five_towers_env.core.agent import Agent
+from five_towers_env.core.game import DEFAULT_GAME, Game, get_game
+from five_towers_env.core.gameui import GameUI, get_ui
 
 #: the game :func:`play_game` plays when none is named (kept for code written before ``game=``)
 GAME = DEFAULT_GAME
@@ -109,7 +109,7 @@ class MoveLog(GameWatcher):
 def play_game(agents: Sequence[Agent], variant: str | None = None, seed: int | None = None,
               render_mode: str | None = None, options: dict | None = None,
               watchers: Sequence[GameWatcher] = (), game: str | Game = DEFAULT_GAME) -> dict[str, Any]:
-    """Play one game of ``game`` (a :mod:`five_towers_env.games` name), ``agents[i]`` in seat ``i``;
+    """Play one game of ``game`` (a :mod:`five_towers_env.core.game` name), ``agents[i]`` in seat ``i``;
     return scores, winners, rewards, ``steps`` (the decisions the agents were asked) and ``moves``
     (every move, forced ones included).
 

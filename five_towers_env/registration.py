@@ -1,6 +1,6 @@
 """Registration of the environment ids with PettingZoo and Gymnasium, without importing either.
 
-``import five_towers_env`` must stay light enough that ``five_towers_env.engine`` loads with no
+``import five_towers_env`` must stay light enough that ``five_towers_env.games.five_towers`` loads with no
 gymnasium, pettingzoo or torch in ``sys.modules``. So the ids are registered the moment each
 framework is (or already was) imported: a finder on ``sys.meta_path`` watches for the module and
 runs the registration right after the module's own code has run.
@@ -10,40 +10,58 @@ from __future__ import annotations
 import importlib.abc
 import importlib.util
 import sys
-from typing import Callable
+from typing import Any, Callable
 
 PETTINGZOO_ID = "five_towers_env/FiveTowers-v0"
 CAMPANILE_PETTINGZOO_ID = "five_towers_env/Campanile-v0"
 GYMNASIUM_ID = "five_towers_env/FiveTowers-v0"
 #: the single-agent Campanile env; the same name as the PettingZoo id, in Gymnasium's separate registry
 CAMPANILE_GYMNASIUM_ID = "five_towers_env/Campanile-v0"
+SINGLE_AGENT_ENTRY_POINT = "five_towers_env.wrappers.single_agent:SingleAgentGymEnv"
 
 
-def register_pettingzoo() -> None:
-    """Register ``raw_env``'s wrapped form as ``pettingzoo.make("aec", PETTINGZOO_ID)``, and Campanile's
-    as ``pettingzoo.make("aec", CAMPANILE_PETTINGZOO_ID)`` (idempotent)."""
+def _pettingzoo_ids(spec: Any) -> None:
+    """Register ``spec``'s wrapped AEC env as ``pettingzoo.make("aec", spec.pettingzoo_id)`` (idempotent)."""
     import pettingzoo
 
     register = getattr(pettingzoo, "register", None)
     registry = getattr(pettingzoo, "aec_registry", None)
-    if register is None or registry is None:  # PettingZoo releases before its registry
+    if register is None or registry is None or not spec.pettingzoo_id:  # PettingZoo before its registry
         return
-    if PETTINGZOO_ID not in registry:
-        register("aec", PETTINGZOO_ID, entry_point="five_towers_env.environment.aec:env")
-    if CAMPANILE_PETTINGZOO_ID not in registry:  # the second game (five_towers_env.campanile)
-        register("aec", CAMPANILE_PETTINGZOO_ID, entry_point="five_towers_env.campanile.aec:env")
+    if spec.pettingzoo_id not in registry:
+        register("aec", spec.pettingzoo_id, entry_point=spec.env)
+
+
+def _gymnasium_ids(spec: Any) -> None:
+    """Register ``spec``'s single-agent env as ``gymnasium.make(spec.gymnasium_id)`` (idempotent)."""
+    import gymnasium
+
+    if spec.gymnasium_id and spec.gymnasium_id not in gymnasium.registry:
+        gymnasium.register(id=spec.gymnasium_id, entry_point=SINGLE_AGENT_ENTRY_POINT, kwargs={"game": spec.name})
+
+
+def register_pettingzoo() -> None:
+    """Register every game's PettingZoo id (5 Towers: :data:`PETTINGZOO_ID`) (idempotent)."""
+    from five_towers_env.core.game import GAMES
+
+    for spec in GAMES.values():
+        _pettingzoo_ids(spec)
 
 
 def register_gymnasium() -> None:
-    """Register the single-agent envs as ``gymnasium.make(GYMNASIUM_ID)`` (5 Towers) and
-    ``gymnasium.make(CAMPANILE_GYMNASIUM_ID)`` (Campanile) (idempotent)."""
-    import gymnasium
+    """Register every game's Gymnasium id (5 Towers: :data:`GYMNASIUM_ID`) (idempotent)."""
+    from five_towers_env.core.game import GAMES
 
-    if GYMNASIUM_ID not in gymnasium.registry:
-        gymnasium.register(id=GYMNASIUM_ID, entry_point="five_towers_env.wrappers.single_agent:FiveTowersGymEnv")
-    if CAMPANILE_GYMNASIUM_ID not in gymnasium.registry:
-        gymnasium.register(id=CAMPANILE_GYMNASIUM_ID,
-                           entry_point="five_towers_env.wrappers.single_agent:CampanileGymEnv")
+    for spec in GAMES.values():
+        _gymnasium_ids(spec)
+
+
+def register_ids(spec: Any) -> None:
+    """Register one game's ids with the frameworks already imported (a game registered late)."""
+    if sys.modules.get("pettingzoo") is not None:
+        _pettingzoo_ids(spec)
+    if sys.modules.get("gymnasium") is not None:
+        _gymnasium_ids(spec)
 
 
 class _AfterImport(importlib.abc.MetaPathFinder):

@@ -11,7 +11,7 @@ name, so a person can read it and any later version of the rules engine can chec
                   {"round": 1, "position": {...}, "moves": [...]}, ...],
      "finished": true, "scores": [31, 25], "winners": [0]}
 
-A segment holds one position the game's :class:`~five_towers_env.gameui.GameUI` can load (for 5
+A segment holds one position the game's :class:`~five_towers_env.core.gameui.GameUI` can load (for 5
 Towers each round start) and the moves played from it until the next one. Replaying applies the
 moves with the rules engine, so an illegal or out-of-turn move in a file is an error naming it,
 and the next segment's position must agree with where the moves led.
@@ -29,8 +29,8 @@ from html import escape
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-from .gameui import GameUI, get_ui
-from .play import GameWatcher, Move
+from five_towers_env.core.gameui import GameUI, get_ui
+from five_towers_env.play import GameWatcher, Move
 
 RECORD_FORMAT = "five_towers_env.record"
 RECORD_VERSION = 1

@@ -11,7 +11,7 @@ moves with their names, and reads one line:
   turns into a clean stop.
 
 Anything else gets a one-line message and the same prompt again. Everything game-specific comes
-from the game's :class:`~five_towers_env.gameui.GameUI` (``info["game"]``, default 5 Towers), so
+from the game's :class:`~five_towers_env.core.gameui.GameUI` (``info["game"]``, default 5 Towers), so
 the same agent seats a person at any game that provides one.
 """
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from ..gameui import GameUI, get_ui
+from five_towers_env.core.gameui import GameUI, get_ui
 
 QUIT_WORDS = ("q", "quit", "exit")
 HELP_WORDS = ("?", "help", "h")

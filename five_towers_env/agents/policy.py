@@ -3,8 +3,8 @@
 Training saves resumable sb3-contrib ``MaskablePPO`` checkpoints (``.zip``, torch) and exports
 the policy network to a small ``.npz`` of numpy arrays (:func:`export_policy`). ``PolicyAgent``
 loads either: an ``.npz`` with numpy alone, a ``.zip`` through sb3-contrib (converted on load).
-Without a path it loads the game's shipped 2-player policy (:data:`SHIPPED_POLICIES`; 5 Towers:
-the base game's :data:`SHIPPED_POLICY`).
+Without a path it loads the policy the game ships (its :class:`~five_towers_env.core.game.GameSpec`'s
+``shipped_policies``).
 
 Two networks are read: SB3's ``MlpPolicy`` actor (``architecture`` "mlp": the flat observation,
 ``OBS_SIZE`` floats, through the hidden layers, ``tanh`` or ``relu``, to one logit per action id)
@@ -26,47 +26,36 @@ from typing import Any
 
 import numpy as np
 
-from ..engine.actions import NUM_ACTIONS
-from ..engine.cards import NUM_TYPES
-from ..environment.observation import OBS_SIZE
-from ..games import get_game, load
-from . import typed_layout as TL
-from .base import SetupWarning
+from five_towers_env.core.agent import SetupWarning
+from five_towers_env.core.game import GAMES, get_game
+
+#: the game whose observation layout the ``typed`` network reads
+TYPED_GAME = "five_towers"
 
 #: (policy file, players, variant) already warned about in this process: one warning per setup
 _WARNED: set[tuple[str, int, str]] = set()
 
-#: The policy trained by ``configs/ppo_selfplay_2p.yaml`` (see the README), shipped with the package.
-SHIPPED_POLICY = Path(__file__).with_name("policies") / "ppo_2p_base.npz"
-#: the policy each game's ``ppo`` agent loads when no ``path`` is given
-SHIPPED_POLICIES: dict[str, Path] = {
-    "five_towers": SHIPPED_POLICY,
-    "campanile": Path(__file__).with_name("policies") / "ppo_campanile_2p.npz",
-}
 FORMAT = 2  # 2 added the "architecture" entry and the typed network; format 1 files are MLPs
 _ACTIVATIONS = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0)}
-_relu = _ACTIVATIONS["relu"]
-#: per game, where its flat observation size and action count are defined (pure numpy modules:
-#: loading them imports no environment framework)
-GAME_SIZES = {
-    "five_towers": ("five_towers_env.environment.observation:OBS_SIZE", "five_towers_env.engine.actions:NUM_ACTIONS"),
-    "campanile": ("five_towers_env.campanile.observation:OBS_SIZE", "five_towers_env.campanile.actions:NUM_ACTIONS"),
-}
+def __getattr__(name: str) -> Any:
+    # the shipped policies' paths, computed on first use (each needs its game's package)
+    if name == "SHIPPED_POLICY":  # 5 Towers' 2-player base policy
+        return get_game(TYPED_GAME).policy_path(2, "base")
+    if name == "SHIPPED_POLICIES":  # each game's default policy
+        return {g: spec.default_policy() for g, spec in GAMES.items() if spec.default_policy() is not None}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def game_sizes(game: str) -> tuple[int, int]:
     """``(observation size, action count)`` of ``game``'s flat observation and action space."""
-    name = get_game(game).name
-    if name not in GAME_SIZES:
-        raise ValueError(f"ppo: no policy network sizes known for the game {name!r}")
-    obs, actions = GAME_SIZES[name]
-    return int(load(obs)), int(load(actions))
+    spec = get_game(game)
+    return spec.observation_size, spec.num_actions
 
 
 def game_of_sizes(obs_size: int, num_actions: int) -> str | None:
     """The game whose observation size and action count these are, or None."""
-    for name in GAME_SIZES:
-        if game_sizes(name) == (obs_size, num_actions):
+    for name, spec in GAMES.items():
+        if (spec.observation_size, spec.num_actions) == (obs_size, num_actions):
             return name
     return None
 
@@ -79,7 +68,7 @@ def _policy_game(meta: dict[str, Any], obs_size: int, num_actions: int, where: s
     if game is None:
         if sized is None:
             raise ValueError(f"{where}: a network of {obs_size} inputs and {num_actions} actions matches no game "
-                             f"({', '.join(f'{g}: {game_sizes(g)[0]} / {game_sizes(g)[1]}' for g in GAME_SIZES)})")
+                             f"({', '.join(f'{g}: {game_sizes(g)[0]} / {game_sizes(g)[1]}' for g in GAMES)})")
         return sized
     want = game_sizes(game)  # ValueError for an unknown game
     if want != (obs_size, num_actions):
@@ -100,7 +89,7 @@ def export_policy(model: Any, path: str | Path, **meta: Any) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     meta = dict(meta)
     if hasattr(policy.action_net, "numpy_params"):  # the typed actor: its layout is 5 Towers' observation
-        meta["game"] = _policy_game(meta, OBS_SIZE, NUM_ACTIONS, "ppo: the typed network (5 Towers only)")
+        meta["game"] = _policy_game(meta, *game_sizes(TYPED_GAME), "ppo: the typed network (5 Towers only)")
         np.savez_compressed(path, format=FORMAT, architecture="typed", activation="relu", layers=0,
                             meta=repr(meta), **policy.action_net.numpy_params())
         return path
@@ -180,36 +169,11 @@ def _load_arrays(path: Path) -> tuple[str, dict[str, np.ndarray], str, dict[str,
         return arch, arrays, activation, meta
 
 
-class _TypedForward:
-    """The ``typed`` actor's forward pass (``training/networks.py``) in numpy."""
+def _typed_forward(arrays: dict[str, np.ndarray]) -> Any:
+    """The ``typed`` network's numpy forward pass (it reads 5 Towers' observation layout)."""
+    from five_towers_env.games.five_towers.typed_layout import TypedForward
 
-    def __init__(self, arrays: dict[str, np.ndarray]) -> None:
-        self.w = {name: (arrays[f"typed.{name}.w"], arrays[f"typed.{name}.b"]) for name in TL.TYPED_LAYERS}
-        if self.w["tenc.0"][0].shape[1] != TL.TYPE_INPUT or self.w["genc.0"][0].shape[1] != len(TL.GLOBAL_INDEX):
-            raise ValueError("typed network sizes do not match this environment's observation")
-        self.onehot = np.eye(NUM_TYPES, dtype=np.float32)
-
-    def _lin(self, name: str, x: np.ndarray, batched: bool) -> np.ndarray:
-        # one observation: einsum, not BLAS (see PolicyAgent.logits); a batch: BLAS pays off
-        w, b = self.w[name]
-        return (x @ w.T if batched else np.einsum("...i,ji->...j", x, w)) + b
-
-    def __call__(self, obs: np.ndarray) -> np.ndarray:
-        """Logits for one observation ``(OBS_SIZE,)`` or a batch ``(B, OBS_SIZE)``."""
-        batched = obs.ndim > 1
-
-        def lin(name: str, x: np.ndarray) -> np.ndarray:
-            return self._lin(name, x, batched)
-
-        types = obs[..., TL.TYPE_INDEX]                                    # (..., 5, type input)
-        per_type = np.concatenate([types, np.broadcast_to(self.onehot, types.shape[:-1] + (NUM_TYPES,))], axis=-1)
-        enc = _relu(lin("tenc.2", _relu(lin("tenc.0", per_type))))
-        glob = _relu(lin("genc.0", obs[..., TL.GLOBAL_INDEX]))
-        trunk = _relu(lin("trunk.2", _relu(lin("trunk.0", np.concatenate([glob, enc.sum(-2), enc.max(-2)], axis=-1)))))
-        shared = np.broadcast_to(trunk[..., None, :], enc.shape[:-1] + trunk.shape[-1:])
-        type_logits = lin("thead.2", _relu(lin("thead.0", np.concatenate([enc, shared], axis=-1))))
-        flat = type_logits.reshape(type_logits.shape[:-2] + (-1,))
-        return np.concatenate([lin("ghead", trunk), flat], axis=-1)[..., TL.ACTION_ORDER]
+    return TypedForward(arrays)
 
 
 class PolicyAgent:
@@ -230,7 +194,7 @@ class PolicyAgent:
     def __init__(self, path: str | Path | None = None, seed: int | None = None,
                  deterministic: bool = True, name: str = "ppo", game: str | None = None) -> None:
         if path is None:  # the game's shipped policy
-            path = SHIPPED_POLICIES.get(get_game(game).name if game is not None else "five_towers")
+            path = get_game(game).default_policy()
             if path is None or not path.exists():
                 raise ValueError(f"ppo: no policy is shipped for {game}; give path=...")
         self.path = Path(path)
@@ -239,7 +203,7 @@ class PolicyAgent:
             raise ValueError(f"ppo: {self.path}: unknown architecture {self.architecture!r} or activation "
                              f"{activation!r} (this version reads mlp / typed and {', '.join(_ACTIVATIONS)})")
         try:
-            self._typed = _TypedForward(arrays) if self.architecture == "typed" else None
+            self._typed = _typed_forward(arrays) if self.architecture == "typed" else None
             if self._typed is None:
                 self.layers = [(arrays[f"w{i}"], arrays[f"b{i}"])
                                for i in range(sum(k.startswith("w") for k in arrays))]
@@ -254,7 +218,7 @@ class PolicyAgent:
             # the observation is sparse: the first layer gathers the weight rows of its non-zero entries
             self._w0t = np.ascontiguousarray(self.layers[0][0].T)
         else:
-            self.game = _policy_game(self.meta, OBS_SIZE, NUM_ACTIONS, f"{self.path}: the typed network")
+            self.game = _policy_game(self.meta, *game_sizes(TYPED_GAME), f"{self.path}: the typed network")
         self.obs_size, self.num_actions = game_sizes(self.game)
         if game is not None:
             self.check_game(game)
@@ -288,7 +252,7 @@ class PolicyAgent:
         key = (str(self.path), num_players, variant)
         if key not in _WARNED:
             _WARNED.add(key)
-            shipped = self.path in SHIPPED_POLICIES.values()
+            shipped = self.path == get_game(self.game).default_policy()
             title = get_game(self.game).title
             warnings.warn(f"ppo: {self.path.name} was trained for {title} with {trained[0]} players, variant "
                           f"{trained[1]}; it is playing {num_players} players, variant {variant}"

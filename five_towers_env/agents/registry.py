@@ -1,7 +1,7 @@
 """Agents by name, so evaluation, training and the command line can build any of them.
 
-Names are per game: each :class:`~five_towers_env.games.Game` maps its registry names to classes
-(:attr:`~five_towers_env.games.Game.agents`), and every function here takes ``game=`` (default
+Names are per game: each :class:`~five_towers_env.core.game.Game` maps its registry names to classes
+(:attr:`~five_towers_env.core.game.Game.agents`), and every function here takes ``game=`` (default
 ``"five_towers"``) to say which game's names it means; ``random`` and ``human`` serve every game.
 
 Every entry point (``five-towers --agents mcts:simulations=100``, ``evaluate()``, training pools)
@@ -24,12 +24,16 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..games import DEFAULT_GAME, Game, get_game
-from .base import Agent
+from five_towers_env.core.agent import Agent
+from five_towers_env.core.game import DEFAULT_GAME, Game, get_game
 
-#: 5 Towers' agents, name -> "module:Class" (kept for code written before there were two games;
-#: every class takes ``seed=`` plus its own keyword settings). Other games: ``get_game(name).agents``.
-AGENTS: dict[str, str] = get_game(DEFAULT_GAME).agents  # type: ignore[assignment]  # the same dict
+
+def __getattr__(name: str) -> Any:
+    # 5 Towers' agents, name -> "module:Class" (code from before there were two games); on first use,
+    # so that importing the registry imports no game
+    if name == "AGENTS":
+        return get_game(DEFAULT_GAME).agents
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class AgentSettingError(ValueError):
@@ -200,5 +204,5 @@ def make_agent(name: str, /, seed: int | None = None, *, game: str | Game = DEFA
     return cls(seed=seed, **kwargs)
 
 
-__all__ = ["AGENTS", "AgentSettingError", "AgentSettingTypeError", "agents_of", "agent_class", "agent_settings",
+__all__ = ["AgentSettingError", "AgentSettingTypeError", "agents_of", "agent_class", "agent_settings",
            "check_agent_settings", "make_agent", "make_agent_from_text", "parse_agent_text", "unknown_agent_message"]

@@ -8,13 +8,13 @@ and mean thinking time per move.
 Conventions (shared with :mod:`five_towers_env.evaluation.tournament`):
 
 * **Games.** ``game="campanile"`` plays Campanile (default ``"five_towers"``): agent names are
-  looked up among that game's agents (:attr:`five_towers_env.games.Game.agents`), the setup is
+  looked up among that game's agents (:attr:`five_towers_env.core.game.Game.agents`), the setup is
   checked by its rules, ``variant=None`` is its default variant, and the result's ``config``
   names the game.
 * **Agent specs.** A registry name (``"random"``), a name with keyword settings
   (``"mcts:simulations=100,c=1.4"``; values are Python literals, else strings), a
   ``(name, kwargs)`` pair, an :class:`AgentSpec`, or a *factory*: any callable returning an
-  :class:`~five_towers_env.agents.base.Agent`, called as ``factory(seed=...)`` (or ``factory()``
+  :class:`~five_towers_env.core.agent.Agent`, called as ``factory(seed=...)`` (or ``factory()``
   if it takes no ``seed``). Agents are rebuilt for every game with a seed derived from the run seed,
   so a factory must be a top-level (picklable) function or class to be used with ``workers > 1``.
 * **Seat rotation.** With ``k`` agents and ``p`` seats, game ``i`` puts agent ``(s + i) mod k`` in
@@ -61,13 +61,19 @@ from typing import Any, Callable, Iterable, Sequence, Union
 
 import numpy as np
 
-from ..agents.base import Agent, SetupWarning
-from ..agents.registry import (agent_class, agents_of, check_agent_settings, make_agent, parse_agent_text,
-                               unknown_agent_message)
-from ..games import DEFAULT_GAME, get_game
-from ..play import play_game
-from .report import fmt_ci, text_table, write_csv, write_json, write_text
-from .stats import ClusteredRate, cluster_rate
+from five_towers_env.agents.registry import (
+    agent_class,
+    agents_of,
+    check_agent_settings,
+    make_agent,
+    parse_agent_text,
+    unknown_agent_message,
+)
+from five_towers_env.core.agent import Agent, SetupWarning
+from five_towers_env.core.game import DEFAULT_GAME, get_game
+from five_towers_env.evaluation.report import fmt_ci, text_table, write_csv, write_json, write_text
+from five_towers_env.evaluation.stats import ClusteredRate, cluster_rate
+from five_towers_env.play import play_game
 
 AgentFactory = Callable[..., Agent]
 #: what ``evaluate`` and ``round_robin`` accept for an agent
@@ -555,7 +561,7 @@ def evaluate(agent_specs: Sequence[Any], num_games: int = 100, num_players: int 
         workers: processes (1: in this process; ``None`` / 0: every CPU). Results do not depend on it.
         progress: show a progress bar (tqdm if installed, else a counter on stderr).
         paired: replay the same deal for the rotations of each cycle (see the module docstring).
-        game: the game to play, a :mod:`five_towers_env.games` name.
+        game: the game to play, a :mod:`five_towers_env.core.game` name.
     """
     g = get_game(game)
     specs = resolve_specs(agent_specs, g.name)

@@ -29,19 +29,31 @@ from __future__ import annotations
 
 import itertools
 import math
-from functools import cached_property
 import time
 import warnings
 import zlib
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..games import DEFAULT_GAME, get_game
-from .match import (RATE_HEADERS, SUMMARY_FIELDS, GAME_FIELDS, counts_seat_games, deal_cluster, game_rows, make_jobs,
-                    rate_cells, resolve_specs, resolve_workers, run_jobs, summarize)
-from .report import fmt_ci, markdown_table, text_table, write_csv, write_json, write_text
-from .stats import cluster_rate, elo_ratings
+from five_towers_env.core.game import DEFAULT_GAME, get_game
+from five_towers_env.evaluation.match import (
+    GAME_FIELDS,
+    RATE_HEADERS,
+    SUMMARY_FIELDS,
+    counts_seat_games,
+    deal_cluster,
+    game_rows,
+    make_jobs,
+    rate_cells,
+    resolve_specs,
+    resolve_workers,
+    run_jobs,
+    summarize,
+)
+from five_towers_env.evaluation.report import fmt_ci, markdown_table, text_table, write_csv, write_json, write_text
+from five_towers_env.evaluation.stats import cluster_rate, elo_ratings
 
 
 def tournament_groups(num_agents: int, num_players: int) -> list[tuple[int, ...]]:

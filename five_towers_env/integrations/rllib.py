@@ -46,8 +46,8 @@ from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModule, RLModuleSpec
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-from ..engine.actions import NUM_ACTIONS
-from ..environment.aec import raw_env
+from five_towers_env.games.five_towers.actions import NUM_ACTIONS
+from five_towers_env.games.five_towers.aec import raw_env
 
 #: keys of an observation, as in RLlib's action-masking examples
 OBS_KEY = "observations"
@@ -69,7 +69,7 @@ class FiveTowersMultiAgentEnv(MultiAgentEnv):
 
     ``config`` (RLlib's ``env_config``) takes ``num_players`` (2), ``variant`` (``"base"``),
     ``reward`` (``"win_loss"``: +1 each winner, -1 every other seat; or ``"margin"``) and
-    ``explicit`` (False), passed to :class:`five_towers_env.environment.aec.raw_env`.
+    ``explicit`` (False), passed to :class:`five_towers_env.games.five_towers.aec.raw_env`.
     """
 
     def __init__(self, config: Mapping[str, Any] | None = None) -> None:
@@ -124,7 +124,7 @@ class FiveTowersMultiAgentEnv(MultiAgentEnv):
 
     def render(self) -> str:
         """Text picture of the table."""
-        from ..environment.render import render_text
+        from five_towers_env.games.five_towers.render import render_text
 
         return render_text(self.aec.game)
 
@@ -418,7 +418,7 @@ def evaluate_module(module: RLModule, opponent: str = "random", num_games: int =
     ``num_players - 1`` copies of the registry agent ``opponent``, in this process; return the
     module's summary row of :func:`five_towers_env.evaluation.match.evaluate` (``win_rate``: a
     ``j``-way shared win counts ``1/j``; ``ci_low`` / ``ci_high``; ``strict_win_rate``...)."""
-    from ..evaluation.match import evaluate
+    from five_towers_env.evaluation.match import evaluate
 
     factory = RLlibAgentFactory(module, label="rllib", deterministic=deterministic)
     result = evaluate([factory] + [opponent] * (num_players - 1), num_games=num_games, num_players=num_players,

@@ -19,8 +19,8 @@ import tempfile
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..agents.policy import export_policy
-from .selfplay import evaluation_table, plot_learning_curve, resume_config
+from five_towers_env.agents.policy import export_policy
+from five_towers_env.training.selfplay import evaluation_table, plot_learning_curve, resume_config
 
 CURVE_CSV = "checkpoint_curve.csv"
 CURVE_PNG = "checkpoint_curve.png"

@@ -20,7 +20,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from .config import TrainConfig, config_from_dict
+from five_towers_env.training.config import TrainConfig, config_from_dict
 
 PARTIAL = ".partial"  # suffix of a file being written; never matches the step_*.zip of a reader
 SB3_DATA = "data"  # the member SB3's load() needs first ("No data found in the saved file")
@@ -197,7 +197,7 @@ def resume_config(checkpoint: str | Path) -> TrainConfig:
     the folder that holds the checkpoint (see :func:`checkpoint_state` for the errors)."""
     import dataclasses
 
-    from .config import ConfigError
+    from five_towers_env.training.config import ConfigError
 
     state = checkpoint_state(checkpoint)
     try:

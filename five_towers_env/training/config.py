@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_type_hints
 
-from ..games import DEFAULT_GAME, GAMES, get_game
+from five_towers_env.core.game import DEFAULT_GAME, GAMES, get_game
 
 #: registry agents that are not opponents to train against or teachers: a person, a trained policy
 NOT_BASELINES = ("human", "ppo")

@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from ..agents.registry import make_agent
-from ..wrappers.single_agent import SingleAgentGymEnv
-from .config import TrainConfig
+from five_towers_env.agents.registry import make_agent
+from five_towers_env.training.config import TrainConfig
+from five_towers_env.wrappers.single_agent import SingleAgentGymEnv
 
 
 def collect_teacher_games(cfg: TrainConfig, sampler: Any, seed: int) -> dict[str, np.ndarray]:

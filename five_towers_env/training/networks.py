@@ -1,7 +1,7 @@
 """The ``typed`` policy network (torch) and the sb3-contrib policy class that uses it.
 
 ``TypedActor`` maps the flat observation to the 307 action logits with weights shared across the
-five tower types (see :mod:`five_towers_env.agents.typed_layout`):
+five tower types (see :mod:`five_towers_env.games.five_towers.typed_layout`):
 
 1. each type's slice (plus a one-hot of the type) goes through one shared encoder ``tenc``;
 2. the global pieces go through ``genc``; the trunk reads them with the sum and the max of the
@@ -25,10 +25,16 @@ import torch
 import torch.nn as nn
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-from ..agents.typed_layout import (
-    ACTION_ORDER, GLOBAL_INDEX, GLOBAL_SLOTS, TYPE_INDEX, TYPE_INPUT, TYPE_SLOTS, TYPED_LAYERS,
+from five_towers_env.games.five_towers.cards import NUM_TYPES
+from five_towers_env.games.five_towers.typed_layout import (
+    ACTION_ORDER,
+    GLOBAL_INDEX,
+    GLOBAL_SLOTS,
+    TYPE_INDEX,
+    TYPE_INPUT,
+    TYPE_SLOTS,
+    TYPED_LAYERS,
 )
-from ..engine.cards import NUM_TYPES
 
 
 class TypedActor(nn.Module):

@@ -14,9 +14,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..agents.policy import PolicyAgent
-from ..games import DEFAULT_GAME, get_game
-from .config import PoolSettings
+from five_towers_env.agents.policy import PolicyAgent
+from five_towers_env.core.game import DEFAULT_GAME, get_game
+from five_towers_env.training.config import PoolSettings
 
 SNAPSHOT = "snapshot:"
 

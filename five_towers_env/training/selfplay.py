@@ -42,13 +42,18 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from ..agents.policy import PolicyAgent, export_policy
-from ..games import DEFAULT_GAME
-from ..wrappers.single_agent import SingleAgentGymEnv
-from .checkpoints import CheckpointError, checkpoint_state, relocated_snapshots, save_checkpoint
-from .checkpoints import resume_config  # noqa: F401  (its old home: importable from here too)
-from .config import TrainConfig, config_from_dict, config_to_dict, save_config
-from .pool import OpponentPool
+from five_towers_env.agents.policy import PolicyAgent, export_policy
+from five_towers_env.core.game import DEFAULT_GAME
+from five_towers_env.training.checkpoints import (
+    CheckpointError,
+    checkpoint_state,
+    relocated_snapshots,
+    resume_config,  # noqa: F401  (its old home: importable from here too)
+    save_checkpoint,
+)
+from five_towers_env.training.config import TrainConfig, config_from_dict, config_to_dict, save_config
+from five_towers_env.training.pool import OpponentPool
+from five_towers_env.wrappers.single_agent import SingleAgentGymEnv
 
 EVAL_SEED = 1_000_003  # evaluation games are the same at every evaluation and in every run
 
@@ -173,7 +178,7 @@ def _new_model(cfg: TrainConfig, venv: Any):
     policy: Any = "MlpPolicy"  # its input and output sizes come from the env's spaces: either game
     net_arch = {"pi": list(p.net_arch), "vf": list(p.net_arch)}
     if p.architecture == "typed":  # 5 Towers only (config validation refuses it for another game)
-        from .networks import TypedPolicy
+        from five_towers_env.training.networks import TypedPolicy
 
         policy, net_arch["pi"] = TypedPolicy, []  # the typed actor reads the observation itself
     return MaskablePPO(
@@ -224,7 +229,7 @@ class Trainer:
 
     def imitate(self) -> dict[str, float]:
         """Warm start: fit the policy to the teacher's decisions against the initial pool."""
-        from .imitation import collect_teacher_games, fit_policy
+        from five_towers_env.training.imitation import collect_teacher_games, fit_policy
 
         cfg = self.cfg
         if self.progress:
@@ -404,7 +409,7 @@ def evaluation_table(policy: str | Path, num_players: int, variant: str, opponen
     ``games`` seeded paired games: one row per baseline with the policy's
     :func:`~five_towers_env.evaluation.match.summarize` row (win rate with a shared win counting 1/k,
     strict win rate, their 95% intervals clustered by deal, score and margin) and ``opponent``."""
-    from ..evaluation.match import evaluate
+    from five_towers_env.evaluation.match import evaluate
 
     rows = []
     for name in opponents:
@@ -419,8 +424,8 @@ def evaluation_table(policy: str | Path, num_players: int, variant: str, opponen
 
 def format_evaluation_table(rows: list[dict[str, Any]]) -> str:
     """Rows of :func:`evaluation_table` as an aligned text table."""
-    from ..evaluation.match import RATE_HEADERS, rate_cells
-    from ..evaluation.report import text_table
+    from five_towers_env.evaluation.match import RATE_HEADERS, rate_cells
+    from five_towers_env.evaluation.report import text_table
 
     headers = ["against", "games"] + RATE_HEADERS + ["mean score", "mean margin"]
     body = [[r["opponent"], str(r["games"])] + rate_cells(r) + [f"{r['mean_score']:.2f}", f"{r['mean_margin']:+.2f}"]
@@ -437,8 +442,8 @@ def final_evaluation(policy: str | Path, cfg: TrainConfig, games: int, workers: 
     """The evaluation table printed at the end of ``five-towers train``: :func:`evaluation_table`
     against ``cfg.eval_opponents`` (seed ``cfg.seed``). Writes it into the run folder as
     ``final_eval.md`` (the same text) and ``final_eval.json`` (the settings and rows); returns the text."""
-    from ..evaluation.match import WIN_CONVENTION
-    from ..evaluation.report import write_json, write_text
+    from five_towers_env.evaluation.match import WIN_CONVENTION
+    from five_towers_env.evaluation.report import write_json, write_text
 
     rows = evaluation_table(policy, cfg.num_players, cfg.variant, cfg.eval_opponents, games, seed=cfg.seed,
                             workers=workers, progress=progress, game=cfg.game)

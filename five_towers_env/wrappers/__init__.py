@@ -9,11 +9,17 @@
 * :func:`register_gymnasium`: registers ``"five_towers_env/FiveTowers-v0"`` and
   ``"five_towers_env/Campanile-v0"`` with Gymnasium.
 """
-from .dict_obs import (
-    DictObservationWrapper, dict_env, dict_layout_table, dict_observation_space, encode_dict, split_flat,
+from five_towers_env.registration import CAMPANILE_GYMNASIUM_ID, register_gymnasium
+from five_towers_env.registration import GYMNASIUM_ID as GYM_ENV_ID
+from five_towers_env.wrappers.dict_obs import (
+    DictObservationWrapper,
+    dict_env,
+    dict_layout_table,
+    dict_observation_space,
+    encode_dict,
+    split_flat,
 )
-from .single_agent import CampanileGymEnv, FiveTowersGymEnv, SingleAgentGymEnv, make_env
-from ..registration import CAMPANILE_GYMNASIUM_ID, GYMNASIUM_ID as GYM_ENV_ID, register_gymnasium
+from five_towers_env.wrappers.single_agent import CampanileGymEnv, FiveTowersGymEnv, SingleAgentGymEnv, make_env
 
 __all__ = [
     "FiveTowersGymEnv", "CampanileGymEnv", "SingleAgentGymEnv", "make_env", "DictObservationWrapper", "dict_env", "dict_layout_table",

@@ -1,6 +1,6 @@
 """A structured observation for PettingZoo: :class:`DictObservationWrapper` and :func:`dict_env`.
 
-The encoding itself lives in :mod:`five_towers_env.environment.dict_observation` (so that
+The encoding itself lives in :mod:`five_towers_env.games.five_towers.dict_observation` (so that
 ``raw_env(observation="dict")`` can use it); its names are re-exported here: ``encode_dict(game,
 observer)`` builds one observation, ``dict_observation_space()`` is its space and
 ``dict_layout_table()`` documents every key in Markdown. :class:`DictObservationWrapper` makes a
@@ -16,10 +16,14 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import BaseWrapper
 
-from ..environment.dict_observation import (  # noqa: F401 - re-exported public names
-    ACTION_MASK_MEANING, dict_layout_table, dict_observation_space, encode_dict, split_flat,
+from five_towers_env.games.five_towers.dict_observation import (
+    ACTION_MASK_MEANING,
+    dict_layout_table,
+    dict_observation_space,
+    encode_dict,
+    split_flat,
 )
-from ..environment.observation import SeatCache
+from five_towers_env.games.five_towers.observation import SeatCache
 
 
 class DictObservationWrapper(BaseWrapper):
@@ -56,7 +60,7 @@ def dict_env(**kwargs: Any) -> AECEnv:
     :class:`DictObservationWrapper` and PettingZoo's illegal-move, bounds and order wrappers."""
     from pettingzoo.utils import wrappers
 
-    from ..environment.aec import raw_env
+    from five_towers_env.games.five_towers.aec import raw_env
 
     e: AECEnv = DictObservationWrapper(raw_env(**kwargs))
     e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)

@@ -1,13 +1,13 @@
 """A single-agent ``gymnasium.Env``: one learner seat against opponent agents, for either game.
 
 :class:`SingleAgentGymEnv` is game-neutral: it takes the game's name (``"five_towers"`` or
-``"campanile"``, see :mod:`five_towers_env.games`) and builds the game's PettingZoo ``raw_env``,
+``"campanile"``, see :mod:`five_towers_env.core.game`) and builds the game's PettingZoo ``raw_env``,
 its opponents (``make_agent_from_text(spec, seed=..., game=game)``) and their information (the game's
 ``agent_info``) from the games registry. :class:`FiveTowersGymEnv` (Gymnasium id
 ``five_towers_env/FiveTowers-v0``) and :class:`CampanileGymEnv` (``five_towers_env/Campanile-v0``)
 only fix the game.
 
-The opponents (any :class:`~five_towers_env.agents.base.Agent`) move inside ``step()``, so the
+The opponents (any :class:`~five_towers_env.core.agent.Agent`) move inside ``step()``, so the
 learner only ever sees its own decisions. The reward is the learner's own PettingZoo reward
 (``"win_loss"``, or for 5 Towers ``"margin"``), given at game end and 0 before. ``action_masks()``
 makes the environment usable with sb3-contrib's ``MaskablePPO`` (through ``gymnasium.make``'s
@@ -39,10 +39,10 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from ..agents.base import Agent
-from ..agents.registry import make_agent_from_text, parse_agent_text
-from ..engine.state import IllegalActionError  # the one illegal-action error of both games
-from ..games import Game, get_game, load
+from five_towers_env.agents.registry import make_agent_from_text, parse_agent_text
+from five_towers_env.core.agent import Agent
+from five_towers_env.core.errors import IllegalActionError  # the one illegal-action error of both games
+from five_towers_env.core.game import Game, get_game, load
 
 OpponentSpec = Union[str, Agent]
 OpponentSampler = Callable[[np.random.Generator], Sequence[OpponentSpec]]
@@ -59,7 +59,7 @@ def _takes(function: Callable[..., Any], name: str) -> bool:
 
 
 class SingleAgentGymEnv(gymnasium.Env):
-    """One learner plays a game of the registry (:mod:`five_towers_env.games`) against opponent agents.
+    """One learner plays a game of the registry (:mod:`five_towers_env.core.game`) against opponent agents.
 
     Args:
         game: the game's registry name: ``"five_towers"`` (default) or ``"campanile"``.
@@ -139,7 +139,7 @@ class SingleAgentGymEnv(gymnasium.Env):
         self.num_actions = int(self._aec.action_space(first).n)
         self.action_space = spaces.Discrete(self.num_actions)
         if observation == "dict":
-            from .dict_obs import dict_observation_space
+            from five_towers_env.wrappers.dict_obs import dict_observation_space
 
             self.observation_space = dict_observation_space()
         else:
@@ -263,7 +263,7 @@ class SingleAgentGymEnv(gymnasium.Env):
 
     def _observe(self) -> Any:
         if self.observation_mode == "dict":
-            from .dict_obs import encode_dict
+            from five_towers_env.wrappers.dict_obs import encode_dict
 
             return encode_dict(self._aec.game, self.learner_seat, self._aec._seat_cache)
         return self._aec.observe(self._agent_name)["observation"]
@@ -337,7 +337,7 @@ class FiveTowersGymEnv(SingleAgentGymEnv):
             ``"raise"`` (an illegal learner action raises :class:`IllegalActionError` and changes nothing).
         illegal_penalty: the reward of an illegal action under ``"penalize"``.
         render_mode: ``None``, ``"ansi"``, ``"human"`` or ``"rgb_array"`` (an ``(H, W, 3)``
-            uint8 picture of the table, :mod:`five_towers_env.environment.picture`).
+            uint8 picture of the table, :mod:`five_towers_env.games.five_towers.picture`).
     """
 
     metadata = {"render_modes": ["human", "ansi", "rgb_array"], "render_fps": 1}

@@ -1,0 +1,23 @@
+"""The game-neutral core: the game contract and what every game shares.
+
+* :mod:`~five_towers_env.core.game`: :class:`GameSpec`, one declarative block per game, and the
+  registry (:func:`register_game`, :func:`get_game`, :data:`GAMES`);
+* :mod:`~five_towers_env.core.env`: :class:`GameEnv`, the abstract base of every game's PettingZoo
+  AEC environment;
+* :mod:`~five_towers_env.core.agent`: the agent interface and the random agent;
+* :mod:`~five_towers_env.core.gameui`: :class:`GameUI`, a game's hooks for people (the human seat,
+  move logs, records, replays);
+* :mod:`~five_towers_env.core.errors`: :class:`IllegalActionError`, :class:`PositionError`;
+* :mod:`~five_towers_env.core.codec`, :mod:`~five_towers_env.core.layout`,
+  :mod:`~five_towers_env.core.position_checks`: helpers a game builds its action names,
+  observation table and position loader from.
+
+Nothing here imports a game, PettingZoo or Gymnasium (``core.env`` imports PettingZoo itself).
+"""
+from __future__ import annotations
+
+from five_towers_env.core.errors import IllegalActionError, PositionError
+from five_towers_env.core.game import DEFAULT_GAME, GAMES, GameSpec, game_names, get_game, register_game
+
+__all__ = ["GameSpec", "GAMES", "DEFAULT_GAME", "register_game", "get_game", "game_names", "IllegalActionError",
+           "PositionError"]

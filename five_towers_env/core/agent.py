@@ -1,0 +1,51 @@
+"""The agent interface shared by every game's agents, and the one agent every game has.
+
+An agent answers ``act(observation, info) -> action id``. ``observation`` is the environment's
+observation dict (flat float32 vector and int8 action mask); ``info`` is what the game's
+``agent_info(state, seat)`` gives the seat on move, public information only: at least
+``info["game"]`` (the game's registry name), ``info["seat"]``, ``info["legal_actions"]`` (ids),
+``info["legal_action_names"]`` and ``info["view"]`` (a copy of the state with what the seat may
+not see hidden or redrawn; see each game's ``agents/view.py``).
+"""
+from __future__ import annotations
+
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+
+class SetupWarning(UserWarning):
+    """An agent seated in a setup (player count, variant) it was not made for: it plays, maybe weakly."""
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """Anything with a ``name`` and ``act(observation, info) -> int``."""
+
+    name: str
+
+    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
+        """Choose a legal action id."""
+        ...
+
+
+def legal_actions(observation: dict[str, np.ndarray], info: dict[str, Any]) -> list[int]:
+    """The legal action ids an agent may choose from: ``info["legal_actions"]``, else the mask's."""
+    legal = info.get("legal_actions")
+    return list(legal) if legal else np.flatnonzero(observation["action_mask"]).tolist()
+
+
+class RandomAgent:
+    """Uniform over the legal actions."""
+
+    def __init__(self, seed: int | None = None, name: str = "random") -> None:
+        self.name = name
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
+        """A uniformly random legal action."""
+        legal = legal_actions(observation, info)
+        return int(legal[self.rng.integers(len(legal))])
+
+
+__all__ = ["Agent", "RandomAgent", "SetupWarning", "legal_actions"]

@@ -1,0 +1,227 @@
+"""The game contract: one declarative :class:`GameSpec` per game, and the registry that holds them.
+
+A game is one package (``five_towers_env/games/<name>/``) that ends with ``register_game(SPEC)``.
+Game-neutral code (agents, play, evaluation, training, the command line, the integrations) never
+imports a game's rules: it looks the game up here by name and loads what it needs from the dotted
+``"module:attribute"`` paths the spec names, on first use, so importing one game never imports
+another. The package's own games are found by name (:data:`BUILTIN_GAMES`); other games register
+when their module is imported, or are imported from the ``FIVE_TOWERS_GAMES`` environment
+variable (module names, comma-separated) or the ``five_towers_env.games`` entry-point group.
+"""
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+#: the package's own games: name -> the package that registers it (imported on first use)
+BUILTIN_GAMES = {
+    "five_towers": "five_towers_env.games.five_towers",
+    "campanile": "five_towers_env.games.campanile",
+}
+#: the game a tool plays when none is named
+DEFAULT_GAME = "five_towers"
+PLUGIN_ENV_VAR = "FIVE_TOWERS_GAMES"
+ENTRY_POINT_GROUP = "five_towers_env.games"
+
+
+def load(target: str) -> Any:
+    """The object at ``"module:attribute"``."""
+    module, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+#: the agents every game has: uniform random (reads only the mask), a trained policy (``path=...``)
+#: and a person at the terminal
+RANDOM_AGENT = {"random": "five_towers_env.core.agent:RandomAgent"}
+LAST_AGENTS = {"ppo": "five_towers_env.agents.policy:PolicyAgent", "human": "five_towers_env.agents.human:HumanAgent"}
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """Everything game-neutral code needs to know about one game, in one place.
+
+    Attributes:
+        name: the id used everywhere (``--game``, records, ``info["game"]``, training configs).
+        title: the game's name for people.
+        module: the game's package (``__name__`` of the module that registers the spec).
+        variants: the rule variants; ``variants[0]`` is the default.
+        min_players, max_players: the seats a game may have.
+        num_actions: the size of the flat ``Discrete`` action space.
+        observation_size: the length of the flat float32 observation vector.
+        raw_env, env: ``"module:callable"`` building the unwrapped PettingZoo AEC environment
+            (``num_players=``, ``variant=``, ``render_mode=``, and the game's own ``env_options``)
+            and the same inside PettingZoo's standard wrappers.
+        agent_info: ``"module:function"``: ``(state, seat) -> info`` for the agent on move
+            (public information only; see :mod:`five_towers_env.core.agent`).
+        check_setup: ``"module:function"``: ``(num_players, variant)``, raising ``ValueError``.
+        ui: ``"module:attribute"`` of the game's :class:`~five_towers_env.core.gameui.GameUI`
+            (the human seat, move logs, records and replays).
+        agents: the game's own agents, registry name -> ``"module:Class"`` (each takes ``seed=``
+            plus keyword settings); ``random``, ``ppo`` and ``human`` are added for every game.
+        pettingzoo_id, gymnasium_id: the ids registered with PettingZoo (the wrapped AEC env)
+            and Gymnasium (the single-agent env); empty: not registered.
+        shipped_policies: ``"<players>p-<variant>"`` -> a policy file inside the game's package,
+            played by the ``ppo`` agent in that setup.
+        explicit: whether ``raw_env`` takes ``explicit=`` (single-choice decisions applied by default).
+    """
+
+    name: str
+    title: str
+    module: str
+    variants: tuple[str, ...]
+    min_players: int
+    max_players: int
+    num_actions: int
+    observation_size: int
+    raw_env: str
+    env: str
+    agent_info: str
+    check_setup: str
+    ui: str
+    agents: Mapping[str, str] = field(default_factory=dict)
+    pettingzoo_id: str = ""
+    gymnasium_id: str = ""
+    shipped_policies: Mapping[str, str] = field(default_factory=dict)
+    explicit: bool = False
+
+    def __post_init__(self) -> None:
+        problems = [f"{key} must name 'module:attribute', got {getattr(self, key)!r}"
+                    for key in ("raw_env", "env", "agent_info", "check_setup", "ui") if ":" not in getattr(self, key)]
+        if not self.variants:
+            problems.append("variants must name at least one variant")
+        if not 1 <= self.min_players <= self.max_players:
+            problems.append(f"players {self.min_players}..{self.max_players} is not a range")
+        if self.num_actions < 1 or self.observation_size < 1:
+            problems.append("num_actions and observation_size must be positive")
+        if problems:
+            raise ValueError(f"game spec {self.name!r}: " + "; ".join(problems))
+        object.__setattr__(self, "agents", {**RANDOM_AGENT, **dict(self.agents), **LAST_AGENTS})
+
+    @property
+    def default_variant(self) -> str:
+        """The variant used when none is named."""
+        return self.variants[0]
+
+    def make_raw_env(self, **kwargs: Any) -> Any:
+        """``raw_env(**kwargs)`` of this game."""
+        return load(self.raw_env)(**kwargs)
+
+    def make_env(self, **kwargs: Any) -> Any:
+        """The wrapped PettingZoo AEC environment of this game."""
+        return load(self.env)(**kwargs)
+
+    def info_for(self) -> Callable[[Any, int], dict[str, Any]]:
+        """The game's ``agent_info(state, seat)``."""
+        return load(self.agent_info)
+
+    def check(self, num_players: Any, variant: Any) -> None:
+        """Raise ``ValueError`` unless ``num_players`` and ``variant`` are a setup of this game."""
+        load(self.check_setup)(num_players, variant)
+
+    def load_ui(self) -> Any:
+        """The game's :class:`~five_towers_env.core.gameui.GameUI`."""
+        return load(self.ui)
+
+    def policy_path(self, num_players: int, variant: str) -> Path | None:
+        """The policy shipped for this setup, or None."""
+        rel = self.shipped_policies.get(f"{num_players}p-{variant}")
+        if rel is None:
+            return None
+        return Path(importlib.import_module(self.module).__file__).parent / rel  # type: ignore[arg-type]
+
+    def default_policy(self) -> Path | None:
+        """The policy ``ppo`` plays when the setup has none of its own: the first one shipped."""
+        if not self.shipped_policies:
+            return None
+        players, _, variant = next(iter(self.shipped_policies)).partition("p-")
+        return self.policy_path(int(players), variant)
+
+
+#: name -> spec of every game registered so far
+_REGISTRY: dict[str, GameSpec] = {}
+_plugins_loaded = False
+
+
+def register_game(spec: GameSpec) -> GameSpec:
+    """Make ``spec`` known by its name (idempotent for an equal spec); returns it."""
+    if not isinstance(spec, GameSpec):
+        raise TypeError(f"register_game takes a GameSpec, got {type(spec).__name__}")
+    known = _REGISTRY.get(spec.name)
+    if known is not None and known != spec:
+        raise ValueError(f"a different game is already registered as {spec.name!r} (from {known.module})")
+    _REGISTRY[spec.name] = spec
+    if known is None:
+        from five_towers_env.registration import register_ids
+
+        register_ids(spec)  # PettingZoo / Gymnasium ids, if those are imported already
+    return spec
+
+
+def _load_plugins() -> None:
+    """Import the game modules named in ``FIVE_TOWERS_GAMES`` and the entry points (once)."""
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    for module in filter(None, (m.strip() for m in os.environ.get(PLUGIN_ENV_VAR, "").split(","))):
+        importlib.import_module(module)
+    try:
+        from importlib.metadata import entry_points
+
+        for ep in entry_points(group=ENTRY_POINT_GROUP):
+            ep.load()
+    except Exception:  # a broken third-party entry point must not break the built-in games
+        pass
+
+
+def get_game(name: str | GameSpec | None = None) -> GameSpec:
+    """The :class:`GameSpec` named ``name`` (default :data:`DEFAULT_GAME`); ``ValueError`` naming the known ones."""
+    if isinstance(name, GameSpec):
+        return name
+    name = DEFAULT_GAME if name is None else name
+    if not isinstance(name, str):
+        raise ValueError(f"unknown game {name!r}; known: {', '.join(game_names())}")
+    if name not in _REGISTRY and name in BUILTIN_GAMES:
+        importlib.import_module(BUILTIN_GAMES[name])
+    if name not in _REGISTRY:
+        _load_plugins()
+    if name not in _REGISTRY:
+        raise ValueError(f"unknown game {name!r}; known: {', '.join(game_names())}")
+    return _REGISTRY[name]
+
+
+def game_names() -> list[str]:
+    """Every game's name: the built-in ones first, then the others registered or named as plugins."""
+    _load_plugins()
+    return list(dict.fromkeys([*BUILTIN_GAMES, *_REGISTRY]))
+
+
+class _Games(Mapping[str, GameSpec]):
+    """Every game by name, each loaded on first access (``GAMES["campanile"]``)."""
+
+    def __getitem__(self, name: str) -> GameSpec:
+        try:
+            return get_game(name)
+        except ValueError:
+            raise KeyError(name) from None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(game_names())
+
+    def __len__(self) -> int:
+        return len(game_names())
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name in game_names()
+
+
+GAMES: Mapping[str, GameSpec] = _Games()
+#: the name the spec class had before the game contract (``five_towers_env.games.Game``)
+Game = GameSpec
+
+__all__ = ["GameSpec", "Game", "GAMES", "BUILTIN_GAMES", "DEFAULT_GAME", "register_game", "get_game", "game_names",
+           "load"]

@@ -1,0 +1,76 @@
+"""Campanile (Hanno and Wilfried Kuhn, Blatz 1996): rules engine, PettingZoo environment, agents.
+
+| | |
+|---|---|
+| registry name | `campanile` |
+| players | 2-5 |
+| variants | `pile` (bet on a tower shown face up on a pile; default), `played` (only the tower just played onto) |
+| other settings | `bet_chip`: `at_least` (default) or `exact` |
+| actions | `Discrete(31)`: play a card and storeys, bet a chip on a tower, or no bet (`actions.py`) |
+| observation | 278 float32 in [0, 1] (`observation.py`, table in docs/campanile.md) |
+| hidden information | the hands and the pile cards below the face-up one |
+| PettingZoo / Gymnasium id | `five_towers_env/Campanile-v0` |
+| rules | docs/campanile.md ("SPEC Cn" in comments is its section Cn) |
+| agents | `random`, `greedy`, `heuristic`, `mcts`, `ppo`, `human` |
+
+The files have the same roles in every game: ``rules.py`` (fixed numbers and scoring),
+``state.py`` (the state type: ``new_game``, ``legal_actions``, ``apply_action``, ``is_terminal``,
+``returns``), ``actions.py`` (the action codec), ``position.py`` (JSON positions),
+``observation.py``, ``env.py`` (the AEC environment), ``render.py`` / ``picture.py`` / ``svg.py``
+(text, RGB array, SVG), ``ui.py`` (the human seat and replays) and ``agents/``. Importing this
+package loads neither PettingZoo nor Gymnasium (``env``/``raw_env`` load them on first use) and no
+other game.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from five_towers_env.core.game import GameSpec, register_game
+from five_towers_env.games.campanile.actions import (
+    ACTION_NAMES,
+    NUM_ACTIONS,
+    action_from_name,
+    action_name,
+    bet_action,
+    play_action,
+)
+from five_towers_env.games.campanile.observation import OBS_SIZE, describe, encode, layout_table
+from five_towers_env.games.campanile.position import PositionError, load_position, save_position
+from five_towers_env.games.campanile.rules import BET_CHIPS, TOWERS, VARIANTS, score_towers
+from five_towers_env.games.campanile.state import PHASE_NAMES, CampanileState, IllegalActionError, Phase, check_setup
+
+ENV_ID = "five_towers_env/Campanile-v0"
+
+
+def env(**kwargs: Any):
+    """The PettingZoo AEC environment in PettingZoo's standard wrappers (see ``raw_env`` for arguments)."""
+    from five_towers_env.games.campanile.aec import env as make_env
+
+    return make_env(**kwargs)
+
+
+def raw_env(**kwargs: Any):
+    """The unwrapped PettingZoo AEC environment (:class:`five_towers_env.games.campanile.aec.raw_env`):
+    ``num_players`` 2..5, ``variant`` ``"pile"``/``"played"``, ``render_mode``, ``bet_chip``."""
+    from five_towers_env.games.campanile.aec import raw_env as make_raw_env
+
+    return make_raw_env(**kwargs)
+
+
+SPEC = register_game(GameSpec(
+    name="campanile", title="Campanile", module=__name__, variants=VARIANTS, min_players=2, max_players=5,
+    num_actions=NUM_ACTIONS, observation_size=OBS_SIZE,
+    raw_env=f"{__name__}.aec:raw_env", env=f"{__name__}.aec:env", agent_info=f"{__name__}.agents:agent_info",
+    check_setup=f"{__name__}.state:check_setup", ui=f"{__name__}.ui:CAMPANILE",
+    agents={"greedy": f"{__name__}.agents:GreedyAgent", "heuristic": f"{__name__}.agents:HeuristicAgent",
+            "mcts": f"{__name__}.agents:MCTSAgent"},
+    pettingzoo_id=ENV_ID, gymnasium_id=ENV_ID,
+    shipped_policies={"2p-pile": "policies/ppo_campanile_2p.npz"},
+))
+
+__all__ = ["SPEC", 
+    "env", "raw_env", "ENV_ID", "CampanileState", "Phase", "PHASE_NAMES", "IllegalActionError", "PositionError",
+    "check_setup", "load_position", "save_position", "ACTION_NAMES", "NUM_ACTIONS", "action_name",
+    "action_from_name", "play_action", "bet_action", "OBS_SIZE", "encode", "describe", "layout_table",
+    "TOWERS", "VARIANTS", "BET_CHIPS", "score_towers",
+]

@@ -1,0 +1,40 @@
+"""A one-ply greedy Campanile player: its score as if the game ended after the action."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from five_towers_env.games.campanile.agents.view import legal_actions
+from five_towers_env.games.campanile.state import CampanileState
+from five_towers_env.games.five_towers.agents.view import best_after
+
+
+class GreedyAgent:
+    """Takes the legal action after which its own score margin, as if the game ended now, is best.
+
+    The key is ``(own score - best other score, own score)`` on a copy of the public view after
+    the action (SPEC C4 ``scores()``); ties are broken at random with the agent's own seeded
+    generator. It never looks past its own action: it raises whatever tower ranks its chips
+    higher now and bets a chip wherever that gains points at once.
+    """
+
+    def __init__(self, seed: int | None = None, name: str = "greedy") -> None:
+        self.name = name
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: dict[str, np.ndarray] | None, info: dict[str, Any]) -> int:
+        """Choose a legal action id (see the class docstring)."""
+        legal = legal_actions(observation, info)
+        if len(legal) == 1:
+            return int(legal[0])
+        view: CampanileState = info["view"]
+        seat = int(info["seat"])
+        return best_after(view, legal, lambda child: _margin_key(child.scores(), seat), self.rng)
+
+
+def _margin_key(scores: list[int], seat: int) -> tuple[int, int]:
+    """(own score minus the best other score, own score)."""
+    return scores[seat] - max(v for p, v in enumerate(scores) if p != seat), scores[seat]
+
+__all__ = ["GreedyAgent"]

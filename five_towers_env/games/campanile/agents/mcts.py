@@ -1,0 +1,259 @@
+"""Determinised flat Monte Carlo search for Campanile.
+
+**Candidates.** A Campanile turn is a play and then a bet, and a play is only as good as the bet
+it allows (C3.2: the chip value and, in variant ``played``, the tower depend on it). So in the
+play phase the search compares whole turns, ``(play, bet)`` pairs, and remembers the bet it chose
+for the bet phase that follows; in the bet phase (reached without a plan) it compares bets. The
+heuristic (:func:`~.heuristic.scored_turns`) ranks the candidates first and only the best
+``candidates`` are searched; the heuristic's own choice is always among them. Far from the end
+(the smallest pile holds more than ``search_from`` cards) there is no search at all: the agent
+plays the heuristic's best turn, because there the rollouts judged no better than the heuristic's
+evaluation, while near the end (who takes a pile's last card, and when) they are sharp.
+
+**Samples.** For every determinisation (one sample of the cards hidden from the agent, drawn with
+the agent's own generator from the PUBLIC view: ``view.determinize(seat, rng)``) every surviving
+candidate is played and followed by the same rollout randomness (common random numbers), so the
+candidates are compared on equal deals and equal luck. They race by successive halving: the budget
+is split into rounds and after each round the worse half is dropped.
+
+**Rollouts** go on through the engine's ``clone`` / ``apply_action`` only, with a fast default
+policy (:func:`rollout_action`: a random card and storeys, but the last card of a pile is taken
+only when that wins at once, as any sensible player would; a chip, now and then, where it takes
+the lead or second place under a tower that holds a flag now), to the end of the game by default
+(``rollout_turns`` cuts them short). The end-game rule matters: rollouts that end the game at
+random misjudge every position near the end and made the search no better than the heuristic.
+
+**Reward**: at the end, 1 for a sole win, ``1/j`` for a ``j``-way shared win and 0 otherwise, plus
+``margin_weight`` times the score margin over 20; a rollout cut short is scored by the heuristic's
+evaluation (:class:`~.heuristic.Evaluator`), a logistic of its soft score margin.
+
+Same seed and same observations give the same moves: all randomness comes from the agent's generator.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from five_towers_env.games.campanile import actions as A
+from five_towers_env.games.campanile.agents.heuristic import (
+    Evaluator,
+    HeuristicAgent,
+    final_reward,
+    scored_actions,
+    scored_turns,
+    turns_left,
+)
+from five_towers_env.games.campanile.agents.view import legal_actions
+from five_towers_env.games.campanile.rules import score_towers
+from five_towers_env.games.campanile.state import CampanileState, Phase
+
+_PLAY, _BET = int(Phase.PLAY), int(Phase.BET)
+_NOISE = 128  # uniform numbers drawn per determinisation and shared by its rollouts
+
+
+def rollout_action(state: CampanileState, u: float, bet_rate: float, lead_rate: float = 0.0) -> int:
+    """The default policy's action in ``state`` for a uniform number ``u`` in [0, 1).
+
+    Play: when a pile holds its last card, a play that takes it and wins (or ties) at once, else a
+    play that keeps the game going; otherwise a random legal play (with chance ``lead_rate`` one that
+    raises a tower the mover leads). Bet (when ``u < bet_rate``): the smallest chip that puts the mover
+    first (else second) under a tower that would take a flag now, preferring the higher flag;
+    otherwise ``no bet``. Cheap on purpose: it reads the engine's cached legal list, flag order
+    and stake table."""
+    legal = state.legal_actions()
+    m = len(legal)
+    if m == 1:
+        return legal[0]
+    if state.phase == _PLAY:
+        ending = [i + 1 for i, p in enumerate(state.piles) if len(p) == 1]
+        if ending:  # the mover may end the game (C3.3): do it if that wins, else keep it going
+            me = state.current_player
+            for k in ending:
+                for a in legal:
+                    if (a - A.PLAY) % 3 == k - 1:
+                        h2 = list(state.heights)
+                        h2[(a - A.PLAY) // 3] += k
+                        sc = score_towers(h2, state.bets, state.num_players)
+                        if sc[me] == max(sc):
+                            return a
+            going = [a for a in legal if (a - A.PLAY) % 3 + 1 not in ending]
+            if going:
+                return going[int(u * len(going))]
+        if u < lead_rate:  # raise a tower the mover leads, if it holds one
+            table = state.stake_table()
+            me = state.current_player
+            mine = [a for a in legal if _leads(table, me, (a - A.PLAY) // 3)]
+            if mine:
+                return mine[int(u / lead_rate * len(mine))]
+        return legal[int(u * m)]
+    if u >= bet_rate:
+        return A.NO_BET
+    order = state.flag_order()
+    table = state.stake_table()
+    me = state.current_player
+    best, best_key = A.NO_BET, None
+    for a in legal[1:]:
+        t, v = divmod(a - A.BET, 3)
+        rank = order.index(t)
+        if rank >= 4:
+            continue
+        mine = table[me][t][0]
+        others = sorted((row[t][0] for p, row in enumerate(table) if p != me), reverse=True)
+        top = others[0] if others else 0
+        second = others[1] if len(others) > 1 else 0
+        if mine > top:
+            continue  # already first
+        if mine + v > top:
+            gain = 2  # takes the lead
+        elif mine + v > second >= mine:
+            gain = 1  # takes second place
+        else:
+            continue
+        key = (gain, -rank, -v)
+        if best_key is None or key > best_key:
+            best, best_key = a, key
+    return best
+
+
+def _leads(table: list, me: int, t: int) -> bool:
+    """Whether ``me`` has the largest stake under tower ``t`` (ties not counted)."""
+    mine = table[me][t][0]
+    return mine > 0 and all(row[t][0] < mine for p, row in enumerate(table) if p != me)
+
+
+class MCTSAgent:
+    """Flat Monte Carlo over determinisations of the public view (see the module docstring).
+
+    Args:
+        seed: seed of the agent's generator (determinisations and rollouts).
+        simulations: rollouts per decision, over all candidates (a bet planned with the play
+            costs nothing more).
+        candidates: how many of the heuristic's best turns (or bets) are searched (0: all).
+        rollout_turns: turns a rollout plays after the candidate before the static evaluation
+            (``None``: to the end of the game).
+        bet_rate: how often the rollout policy considers a bet when it may.
+        lead_rate: how often the rollout policy raises a tower the mover leads (when it can).
+        temperature: points of soft margin per unit of the logistic that scores a cut-off rollout.
+        margin_weight: weight of the final score margin (over 20) added to the win share.
+        prior: weight of the heuristic's value (points over 20) added to a candidate's mean reward,
+            which steadies the choice between candidates the samples cannot tell apart.
+        spread, contest, chip_cost: the evaluation's weights (see :class:`~.heuristic.HeuristicAgent`).
+        search_from: search only once the smallest pile holds at most this many cards (the last
+            dozen turns or so); before, play the heuristic's best turn. Searching from the start
+            measured no stronger against the heuristic (its rollouts are too rough to beat the
+            heuristic's evaluation there) and costs several times the time.
+        name: the agent's display name.
+    """
+
+    def __init__(self, seed: int | None = None, simulations: int = 400, candidates: int = 3,
+                 rollout_turns: int | None = None, bet_rate: float = 0.5, lead_rate: float = 0.0,
+                 temperature: float = 4.0, margin_weight: float = 0.1, prior: float = 0.0, spread: float = 1.0,
+                 contest: float = 0.6, chip_cost: float = 0.35, search_from: int = 5,
+                 name: str = "mcts") -> None:
+        if simulations < 1:
+            raise ValueError(f"simulations must be at least 1, got {simulations!r}")
+        self.name = name
+        self.rng = np.random.default_rng(seed)
+        self.simulations = int(simulations)
+        self.candidates = int(candidates)
+        self.rollout_turns = rollout_turns
+        self.bet_rate = float(bet_rate)
+        self.lead_rate = float(lead_rate)
+        self.temperature = float(temperature)
+        self.margin_weight = float(margin_weight)
+        self.prior = float(prior)
+        self.search_from = int(search_from)
+        self.heuristic = HeuristicAgent(spread=spread, contest=contest, chip_cost=chip_cost)
+        self.evaluator_weights = (float(spread), float(contest), float(chip_cost))
+        self._plan: tuple[tuple, int] | None = None  # (bet-phase key, bet) chosen with the play
+        self.last_values: dict[tuple[int, ...], float] = {}  # mean reward per candidate of the last search
+
+    def act(self, observation: dict[str, np.ndarray] | None, info: dict[str, Any]) -> int:
+        """Search from ``info["view"]`` (never the true state) and return a legal action id."""
+        legal = legal_actions(observation, info)
+        self.last_values = {}
+        if len(legal) == 1:
+            return int(legal[0])
+        view: CampanileState = info["view"]
+        seat = int(info["seat"])
+        if view.phase == _BET:
+            plan, self._plan = self._plan, None
+            if plan is not None and plan[0] == _bet_key(view) and plan[1] in legal:
+                return int(plan[1])
+            ranked = sorted(scored_actions(view, seat, [int(a) for a in legal], self.heuristic),
+                            key=lambda va: (-va[0], va[1]))
+            moves = [(a,) for _, a in ranked]
+            values = {(a,): v for v, a in ranked}
+        else:
+            turns = sorted(scored_turns(view, seat, self.heuristic), key=lambda v: (-v[0], v[1], v[2]))
+            moves = [(p, b) for _, p, b in turns if p in legal]
+            values = {(p, b): v for v, p, b in turns}
+        if 0 < self.candidates < len(moves):
+            moves = moves[:self.candidates]
+        if min(len(p) for p in view.piles) > self.search_from:  # far from the end: the heuristic's choice
+            moves = moves[:1]
+        best = moves[0] if len(moves) == 1 else self.search(view, seat, moves, values)
+        if len(best) == 2:  # remember the bet for the bet phase of this very turn
+            after = view.clone()
+            after.apply_action(best[0])
+            self._plan = (_bet_key(after), best[1])
+        return int(best[0])
+
+    def search(self, view: CampanileState, seat: int, moves: list[tuple[int, ...]],
+               values: dict[tuple[int, ...], float] | None = None) -> tuple[int, ...]:
+        """Successive halving over ``moves`` (action sequences) with common determinisations;
+        ``values``: the heuristic's value of each move, for the ``prior``."""
+        spread, contest, chip_cost = self.evaluator_weights
+        ev = Evaluator(seat, view.num_players, spread, contest, chip_cost, 0.0)
+        alive = list(moves)
+        top = max(values[m] for m in moves) if values else 0.0
+        total = {m: 0.0 for m in moves}
+        bonus = {m: self.prior * (values[m] - top) / 20.0 if values else 0.0 for m in moves}
+        count = {m: 0 for m in moves}
+        rounds = max(1, math.ceil(math.log2(len(alive))))
+        budget = self.simulations
+        for r in range(rounds):
+            per = max(1, (budget // (rounds - r)) // len(alive))  # determinisations this round
+            for _ in range(per):
+                det = view.determinize(seat, self.rng)
+                noise = self.rng.random(_NOISE).tolist()
+                for m in alive:
+                    s = det.clone()
+                    for a in m:
+                        s.apply_action(a)
+                    total[m] += self._rollout(s, seat, noise, ev)
+                    count[m] += 1
+                budget -= len(alive)
+            if len(alive) > 2 and r < rounds - 1:
+                # a stable sort on the heuristic's order: equal means keep the heuristic's preference
+                alive.sort(key=lambda m: -(total[m] / count[m] + bonus[m]))
+                alive = alive[:max(2, (len(alive) + 1) // 2)]
+        self.last_values = {m: total[m] / count[m] for m in moves if count[m]}
+        return max(alive, key=lambda m: total[m] / count[m] + bonus[m])  # first of equals: the heuristic's order
+
+    def _rollout(self, s: CampanileState, seat: int, noise: list[float], ev: Evaluator) -> float:
+        """Play ``s`` on with the default policy and return ``seat``'s reward in about [0, 1]."""
+        depth = self.rollout_turns
+        stop = s.turns + depth if depth is not None else 1 << 30
+        i = 0
+        bet_rate, lead_rate = self.bet_rate, self.lead_rate
+        while not s.done and s.turns < stop:
+            s.apply_action(rollout_action(s, noise[i % _NOISE], bet_rate, lead_rate))
+            i += 1
+        if s.done:
+            scores = s.scores()
+            return final_reward(scores, seat) + self.margin_weight * ev.margin(scores) / 20.0
+        left = turns_left([len(p) for p in s.piles])
+        x = ev.margin(ev.soft_points(s.heights, s.bets, left, min(1.0, left / 25.0))) / self.temperature
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, x))))
+
+
+def _bet_key(state: CampanileState) -> tuple:
+    """What identifies a bet-phase position for a planned bet: the turn, the seat, the play and the table."""
+    return (state.turns, state.current_player, state.played_tower, state.played_storeys, tuple(state.heights),
+            tuple(state.bets), tuple(state.chips))
+
+
+__all__ = ["MCTSAgent", "rollout_action"]

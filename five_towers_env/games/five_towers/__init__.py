@@ -1,0 +1,94 @@
+"""5 Towers (Kasper Lapp, 2023) and its Great Powers expansion: rules engine, PettingZoo environment, agents.
+
+| | |
+|---|---|
+| registry name | `five_towers` |
+| players | 2-5 |
+| variants | `base` (default), `great_powers` |
+| other settings | `explicit` (put single-choice decisions to the players too), `reward` (`win_loss`, `margin`), `observation` (`flat`, `dict`) |
+| actions | `Discrete(307)`: bid, pass, take, teardown, build and the Great Powers decisions (`actions.py`) |
+| observation | 2,116 float32 (`observation.py`, table in docs/environment.md) |
+| hidden information | the deck order only |
+| PettingZoo / Gymnasium id | `five_towers_env/FiveTowers-v0` |
+| rules | docs/rules.md ("SPEC §n" in comments is its section §n) |
+| agents | `random`, `greedy`, `heuristic`, `mcts`, `ppo`, `human` |
+
+The files have the same roles in every game: ``cards.py`` and ``scoring.py`` (fixed numbers and
+scoring; ``builder.py`` and ``lookahead*.py`` are this game's decision search), ``state.py`` (the
+state type: ``new_game``, ``legal_actions``, ``apply_action``, ``is_terminal``, ``returns``),
+``actions.py`` (the action codec), ``position.py`` (JSON positions), ``observation.py``, ``env.py``
+(the AEC environment), ``render.py`` / ``picture.py`` / ``svg.py`` (text, RGB array, SVG), ``ui.py``
+(the human seat and replays) and ``agents/``. Importing this package loads neither PettingZoo nor
+Gymnasium (``env``/``raw_env`` load them on first use) and no other game.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from five_towers_env.core.game import GameSpec, register_game
+from five_towers_env.games.five_towers.actions import (
+    ACTION_NAMES,
+    MAX_BID,
+    NUM_ACTIONS,
+    action_from_name,
+    action_name,
+)
+from five_towers_env.games.five_towers.cards import (
+    CARD_NAMES,
+    TYPES,
+    can_place,
+    card_id,
+    card_name,
+    card_set,
+    card_set_counts,
+    parse_card,
+)
+from five_towers_env.games.five_towers.observation import OBS_SIZE, describe, encode, layout_table
+from five_towers_env.games.five_towers.position import PositionError, load_position, save_position
+from five_towers_env.games.five_towers.scoring import pair_bonus, score_player, teardown_penalty
+from five_towers_env.games.five_towers.state import (
+    PHASE_NAMES,
+    VARIANTS,
+    GameState,
+    IllegalActionError,
+    Phase,
+    check_setup,
+)
+
+ENV_ID = "five_towers_env/FiveTowers-v0"
+
+
+def env(**kwargs: Any):
+    """The PettingZoo AEC environment in PettingZoo's standard wrappers (see ``raw_env`` for arguments)."""
+    from five_towers_env.games.five_towers.aec import env as make_env
+
+    return make_env(**kwargs)
+
+
+def raw_env(**kwargs: Any):
+    """The unwrapped PettingZoo AEC environment (:class:`five_towers_env.games.five_towers.aec.raw_env`)."""
+    from five_towers_env.games.five_towers.aec import raw_env as make_raw_env
+
+    return make_raw_env(**kwargs)
+
+
+SPEC = register_game(GameSpec(
+    name="five_towers", title="5 Towers", module=__name__, variants=VARIANTS, min_players=2, max_players=5,
+    num_actions=NUM_ACTIONS, observation_size=OBS_SIZE,
+    raw_env=f"{__name__}.aec:raw_env", env=f"{__name__}.aec:env", agent_info=f"{__name__}.agents.view:agent_info",
+    check_setup=f"{__name__}.state:check_setup", ui=f"{__name__}.ui:FIVE_TOWERS",
+    agents={"greedy": f"{__name__}.agents.greedy:GreedyAgent",
+            "heuristic": f"{__name__}.agents.heuristic:HeuristicAgent",
+            "mcts": f"{__name__}.agents.mcts:MCTSAgent"},
+    pettingzoo_id=ENV_ID, gymnasium_id=ENV_ID,
+    shipped_policies={"2p-base": "policies/ppo_2p_base.npz"},
+    explicit=True,
+))
+
+__all__ = [
+    "SPEC", "ENV_ID", "env", "raw_env", "OBS_SIZE", "describe", "encode", "layout_table",
+    "ACTION_NAMES", "MAX_BID", "NUM_ACTIONS", "action_from_name", "action_name",
+    "CARD_NAMES", "TYPES", "can_place", "card_id", "card_name", "card_set", "card_set_counts", "parse_card",
+    "PositionError", "load_position", "save_position", "pair_bonus", "score_player", "teardown_penalty",
+    "PHASE_NAMES", "VARIANTS", "GameState", "IllegalActionError", "Phase", "check_setup",
+]
