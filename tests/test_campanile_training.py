@@ -130,7 +130,10 @@ def test_illegal_actions_and_game_specific_options():
     with pytest.raises(ValueError, match="no 'margin' reward"):
         SingleAgentGymEnv("campanile", reward="margin")
     with pytest.raises(ValueError, match="render_mode"):
-        CampanileGymEnv(render_mode="rgb_array")
+        CampanileGymEnv(render_mode="video")
+    picture = CampanileGymEnv(render_mode="rgb_array")
+    picture.reset(seed=1)
+    assert picture.render().ndim == 3
     with pytest.raises(ValueError, match="variant"):
         CampanileGymEnv(variant="base")
     with pytest.raises(ValueError, match="unknown game"):

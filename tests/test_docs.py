@@ -1,5 +1,8 @@
 """The docs state what is true: their tables are the code's layout, and the README's commands are CI's."""
+import re
 from pathlib import Path
+
+import pytest
 
 from five_towers_env.engine import actions as A
 from five_towers_env.environment.observation import layout_table
@@ -99,8 +102,16 @@ def test_readme_speed_table_is_the_benchmark_file():
 def test_readme_quick_start_table_is_the_committed_run():
     text = (RESULTS / "ppo_quick_2p" / "final_eval.md").read_text()
     table = text.split("```")[1].strip("\n")  # the table exactly as `five-towers train` printed it
-    assert table.count("\n") >= 4 and table in README, \
+    marked = README.split("<!-- table: main-job -->\n```\n", 1)[1].split("\n```", 1)[0]
+    assert table.count("\n") >= 4 and table == marked, \
         "README quick-start table differs from results/ppo_quick_2p/final_eval.md"
+
+
+def test_rl_extra_brings_what_the_documented_commands_need():
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    rl = {re.split(r"[<>=;\[ ]", d)[0] for d in extras["rl"]}
+    assert {"torch", "stable-baselines3", "sb3-contrib", "tqdm", "openskill", "matplotlib"} <= rl
 
 
 def test_readme_links_stay_inside_the_repository():

@@ -441,7 +441,7 @@ def test_train_out_dir_that_is_a_file(in_tmp, capsys):
     (["play", "--variant", "classic"], "argument --variant: invalid choice: 'classic'"),
     (["play", "--seed", "-1"], "argument --seed: must be an integer >= 0, got '-1'"),
     (["play", "--game", "x"], "argument --game: must be a game (five_towers, campanile), got 'x'"),
-    (["play", "--game", "-1"], "argument --game: must be an integer >= 0, got '-1'"),
+    (["play", "--game", "-1"], "argument --game: must be a game (five_towers, campanile), got '-1'"),
     (["play", "--game-index", "x"], "argument --game-index: must be an integer >= 0, got 'x'"),
     (["evaluate", "--agents", "random", "--seed", "abc"], "argument --seed: must be an integer >= 0, got 'abc'"),
     (["train", "--config", "c.yaml", "--eval-games", "-2"], "argument --eval-games: must be an integer >= 0"),

@@ -1,4 +1,5 @@
-"""Every README snippet marked ``<!-- snippet: NAME -->`` runs as written, each in a fresh process.
+"""Every snippet marked ``<!-- snippet: NAME -->`` in the README and docs/integrations.md runs as written,
+each in a fresh process; one whose last line is a ``# prints: TEXT`` comment must print TEXT.
 
 A fresh process checks what a user's script sees: ids registered only by the imports the snippet
 itself makes. Snippets needing an optional framework are skipped when it is not installed.
@@ -14,13 +15,16 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-README = (ROOT / "README.md").read_text()
-SNIPPETS = dict(re.findall(r"<!-- snippet: (\w+) -->\n```python\n(.*?)```", README, flags=re.S))
+DOCS = [ROOT / "README.md", ROOT / "docs" / "integrations.md"]
+SNIPPETS = {name: code for doc in DOCS
+            for name, code in re.findall(r"<!-- snippet: (\w+) -->\n```python\n(.*?)```", doc.read_text(), flags=re.S)}
+README_SNIPPETS = set(re.findall(r"<!-- snippet: (\w+) -->", DOCS[0].read_text()))
 NEEDS = {"sb3": "sb3_contrib", "tianshou": "tianshou", "rllib": "ray"}
 
 
 def test_readme_has_the_snippets():
-    assert set(SNIPPETS) >= {"pettingzoo", "sb3", "tianshou", "rllib"}, sorted(SNIPPETS)
+    assert README_SNIPPETS >= {"pettingzoo", "sb3", "engine", "campanile"}, sorted(README_SNIPPETS)
+    assert set(SNIPPETS) >= README_SNIPPETS | {"tianshou", "rllib"}, sorted(SNIPPETS)
 
 
 @pytest.mark.parametrize("name", sorted(SNIPPETS))
@@ -33,3 +37,6 @@ def test_snippet_runs(name, tmp_path):
     (tmp_path / "runs").mkdir()
     done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, f"README snippet {name!r} failed:\n{done.stderr[-3000:]}"
+    promised = re.search(r"# prints: (.*)\n*$", SNIPPETS[name].rstrip("\n").splitlines()[-1] + "\n")
+    if promised:
+        assert done.stdout.strip() == promised.group(1).strip(), f"snippet {name!r} printed {done.stdout!r}"

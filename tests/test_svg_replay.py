@@ -234,21 +234,22 @@ def test_cli_record_then_replay(tmp_path):
     assert out.returncode == 2 and "outside the game's frames" in out.stderr
 
 
-def test_readme_play_section_commands_work(tmp_path):
-    """Every command of the README's 'Play it yourself' section runs as written (the person answers 1)."""
+def test_readme_command_line_block_works(tmp_path):
+    """Every command of the README's command-line block runs as written (the person answers 1), except
+    that evaluations and tournaments play 6 games instead of hundreds."""
     import shlex
 
     readme = (ROOT / "README.md").read_text()
-    section = readme.split("<!-- commands: play -->", 1)[1].split("\n## ", 1)[0]
+    section = readme.split("<!-- commands: cli -->", 1)[1].split("\n## ", 1)[0]
     block = section.split("```bash\n", 1)[1].split("```", 1)[0]
     commands = [line.split("#", 1)[0].strip() for line in block.splitlines() if line.strip()]
-    commands += re.findall(r"`(five-towers replay [^`]+)`", section)
-    assert len(commands) == 3 and all(c.startswith("five-towers ") for c in commands)
+    assert len(commands) == 5 and all(c.startswith("five-towers ") for c in commands)
     for command in commands:
-        argv = shlex.split(command)[1:]
-        done = subprocess.run([sys.executable, "-m", "five_towers_env.cli", *argv], cwd=tmp_path, input="1\n" * 400,
+        argv = shlex.split(re.sub(r"--games \d+", "--games 6", command))[1:]
+        done = subprocess.run([sys.executable, "-m", "five_towers_env.cli", *argv, *(["--no-progress"] if argv[0] in
+                              ("evaluate", "tournament") else [])], cwd=tmp_path, input="1\n" * 400,
                               capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, f"{command}:\n{done.stderr[-2000:]}"
-    assert {p.name for p in tmp_path.iterdir()} >= {"game.json", "replay.html", "table.svg"}
+    assert {p.name for p in tmp_path.iterdir()} >= {"game.json", "replay.html", "runs"}
     image = re.search(r"!\[[^\]]*\]\(([^)]+)\)", section)[1]
     assert (ROOT / image).stat().st_size < 300_000
