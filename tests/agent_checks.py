@@ -1,7 +1,7 @@
 """A wrapper that checks every decision an agent makes (shared by the agent and policy tests)."""
 from __future__ import annotations
 
-from five_towers_env.engine import actions as A
+from five_towers_env.games.five_towers import actions as A
 
 
 class LegalityChecker:

@@ -1,7 +1,7 @@
 """Drives the environment through a SPEC §9 rules case and checks every step.
 
 A case plays 5 Towers unless it (or its position) says ``"game": "campanile"``: then it runs
-against ``five_towers_env.campanile`` with the SPEC C7 position and the C8 comparisons
+against ``five_towers_env.games.campanile`` with the SPEC C7 position and the C8 comparisons
 (docs/campanile.md).
 """
 from __future__ import annotations
@@ -13,15 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from five_towers_env.engine import IllegalActionError, PositionError
-from five_towers_env.environment import raw_env
+from five_towers_env.games.five_towers import IllegalActionError, PositionError
+from five_towers_env.games.five_towers import raw_env
 
 REPO = Path(__file__).resolve().parent.parent
 #: the reference cases of the specification, found beside a clone when they are there (CI has them)
 SHARED_CASES = REPO.parent / "shared" / "rules-cases"
-OWN_CASES = Path(__file__).resolve().parent / "rules_cases"
+OWN_CASES = Path(__file__).resolve().parent / "games" / "five_towers" / "rules_cases"
 #: this suite's own Campanile cases (docs/campanile.md C8)
-OWN_CAMPANILE_CASES = Path(__file__).resolve().parent / "rules_cases_campanile"
+OWN_CAMPANILE_CASES = Path(__file__).resolve().parent / "games" / "campanile" / "rules_cases"
 OFFERED_VARIANTS = ("base", "great_powers")
 CAMPANILE_VARIANTS = ("pile", "played")
 
@@ -94,7 +94,7 @@ def _compare_campanile(expected: dict, actual: dict, where: str) -> None:
 
 def _campanile_env(path: Path, pos: dict):
     """A Campanile environment set up as the case's position is (the loader judges the rest)."""
-    from five_towers_env.campanile import raw_env as campanile_env
+    from five_towers_env.games.campanile import raw_env as campanile_env
 
     variant = pos.get("variant", "pile")
     if variant not in CAMPANILE_VARIANTS:

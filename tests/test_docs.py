@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from five_towers_env.engine import actions as A
-from five_towers_env.environment.observation import layout_table
+from five_towers_env.games.five_towers import actions as A
+from five_towers_env.games.five_towers.observation import layout_table
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()

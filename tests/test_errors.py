@@ -16,8 +16,8 @@ import pytest
 
 from five_towers_env.agents.registry import AgentSettingError, check_agent_settings, make_agent
 from five_towers_env.cli import main
-from five_towers_env.engine import IllegalActionError, PositionError
-from five_towers_env.environment import raw_env
+from five_towers_env.games.five_towers import IllegalActionError, PositionError
+from five_towers_env.games.five_towers import raw_env
 from five_towers_env.evaluation.match import evaluate, parse_agent_spec, resolve_workers
 
 REPO = Path(__file__).resolve().parent.parent

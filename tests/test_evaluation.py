@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from five_towers_env.agents.base import RandomAgent
+from five_towers_env.core.agent import RandomAgent
 from five_towers_env.cli import main
 from five_towers_env.evaluation import (AgentSpec, cluster_rate, elo_ratings, evaluate, parse_agent_spec,
                                         round_robin, seat_lineup, wilson_interval)

@@ -134,7 +134,7 @@ def test_benchmark_what_if_rows_do_what_they_say():
     assert a["observation"].shape == b["observation"].shape and np.array_equal(a["action_mask"], b["action_mask"])
 
     assert case["engine 5T 2p base, forced applied"].count_forced is False
-    from five_towers_env.engine import GameState
+    from five_towers_env.games.five_towers import GameState
 
     class Recording(GameState):  # notes how many legal actions each applied decision had
         def apply_action(self, action):

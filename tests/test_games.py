@@ -16,14 +16,14 @@ import pytest
 
 from five_towers_env.agents.human import HumanAgent
 from five_towers_env.agents.registry import AGENTS, AgentSettingError, agent_class, make_agent
-from five_towers_env.campanile.aec import raw_env as campanile_env
-from five_towers_env.campanile.state import CampanileState
-from five_towers_env.campanile.ui import CAMPANILE, render_svg, svg_size, text_view
+from five_towers_env.games.campanile.env import raw_env as campanile_env
+from five_towers_env.games.campanile.state import CampanileState
+from five_towers_env.games.campanile.ui import CAMPANILE, render_svg, svg_size, text_view
 from five_towers_env.cli import main
 from five_towers_env.evaluation.match import AgentSpec, evaluate, parse_agent_spec
 from five_towers_env.evaluation.tournament import round_robin
-from five_towers_env.gameui import get_ui
-from five_towers_env.games import GAMES
+from five_towers_env.core.gameui import get_ui
+from five_towers_env.core.game import GAMES
 from five_towers_env.play import GameWatcher, play_game
 from five_towers_env.replay import GameRecorder, RecordError, build_html, frame_count, frame_state, replay
 
@@ -87,7 +87,7 @@ def test_registry_is_per_game_and_five_towers_stays_the_default():
 def test_campanile_agents_resolve_to_campanile_classes():
     for name in ("greedy", "heuristic", "mcts"):
         cls = agent_class(name, game="campanile")
-        assert cls.__module__.startswith("five_towers_env.campanile.agents"), cls
+        assert cls.__module__.startswith("five_towers_env.games.campanile.agents"), cls
         assert cls is not agent_class(name)
 
 

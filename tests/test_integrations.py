@@ -18,10 +18,10 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, render_test, seed_test
 
-from five_towers_env.engine import actions as A
-from five_towers_env.environment import env as make_aec_env, raw_env
-from five_towers_env.environment.aec import INFO_KEYS as AEC_INFO_KEYS
-from five_towers_env.environment.picture import picture_shape
+from five_towers_env.games.five_towers import actions as A
+from five_towers_env.games.five_towers import env as make_aec_env, raw_env
+from five_towers_env.games.five_towers.env import INFO_KEYS as AEC_INFO_KEYS
+from five_towers_env.games.five_towers.picture import picture_shape
 from five_towers_env.wrappers import GYM_ENV_ID, FiveTowersGymEnv
 from five_towers_env.wrappers.single_agent import INFO_KEYS as GYM_INFO_KEYS
 

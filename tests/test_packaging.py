@@ -19,7 +19,8 @@ def _run(code: str) -> str:
     return done.stdout.strip()
 
 
-@pytest.mark.parametrize("module", ["five_towers_env.engine", "five_towers_env"])
+@pytest.mark.parametrize("module", ["five_towers_env.games.five_towers", "five_towers_env.games.campanile",
+                                    "five_towers_env", "five_towers_env.core.game"])
 def test_engine_imports_without_frameworks(module):
     loaded = _run(f"""
         import sys, {module}
@@ -34,7 +35,7 @@ def test_engine_plays_a_game_without_frameworks():
         for name in {HEAVY!r}:
             sys.modules[name] = None      # any import of them now fails
         import numpy as np
-        from five_towers_env.engine import GameState
+        from five_towers_env.games.five_towers import GameState
         state = GameState.new_game(3, "great_powers", np.random.default_rng(1))
         rng = np.random.default_rng(2)
         while not state.is_terminal():
@@ -48,8 +49,8 @@ def test_engine_plays_a_game_without_frameworks():
 def test_env_function_and_subpackage_do_not_clash():
     out = _run("""
         import five_towers_env
-        import five_towers_env.environment.observation as O
-        e = five_towers_env.env(num_players=2)
+        import five_towers_env.games.five_towers.observation as O
+        e = five_towers_env.games.five_towers.env(num_players=2)
         e.reset(seed=0)
         print(callable(five_towers_env.env), O.OBS_SIZE, type(e.unwrapped).__name__)
     """)
@@ -64,7 +65,7 @@ def test_ids_registered_in_either_import_order(order):
         gym = gymnasium.make("five_towers_env/FiveTowers-v0", opponents=["random"])
         obs, info = gym.reset(seed=0)
         aec = (pettingzoo.make("aec", "five_towers_env/FiveTowers-v0", num_players=3) if hasattr(pettingzoo, "make")
-               else five_towers_env.env(num_players=3))  # PettingZoo < 1.27 has no registry
+               else five_towers_env.games.five_towers.env(num_players=3))  # PettingZoo < 1.27 has no registry
         aec.reset(seed=0)
         print(obs.shape[0], len(aec.agents), aec.metadata["name"])
     """.replace("\n        ", "\n"))
@@ -84,10 +85,10 @@ def test_subpackages_are_attributes_of_the_package_loaded_on_first_use():
     out = _run("""
         import sys
         import five_towers_env
-        before = "five_towers_env.campanile" in sys.modules
-        env = five_towers_env.campanile.env(num_players=2)
+        before = "five_towers_env.games.campanile" in sys.modules
+        env = five_towers_env.games.campanile.env(num_players=2)
         env.reset(seed=0)
-        print(before, type(env.unwrapped).__name__, five_towers_env.engine.GameState.__name__)
+        print(before, type(env.unwrapped).__name__, five_towers_env.games.five_towers.GameState.__name__)
         try:
             five_towers_env.no_such_thing
         except AttributeError as e:
@@ -95,3 +96,49 @@ def test_subpackages_are_attributes_of_the_package_loaded_on_first_use():
     """)
     assert out == ("False raw_env GameState\n"
                    "module 'five_towers_env' has no attribute 'no_such_thing'")
+
+
+@pytest.mark.parametrize("game, other", [("five_towers", "campanile"), ("campanile", "five_towers")])
+def test_importing_one_game_never_imports_the_other(game, other):
+    loaded = _run(f"""
+        import sys
+        import five_towers_env.games.{game} as g
+        state_type = g.GameState if hasattr(g, "GameState") else g.CampanileState
+        print(any(m.startswith("five_towers_env.games.{other}") for m in sys.modules), state_type.__name__)
+    """)
+    assert loaded.split()[0] == "False", loaded
+
+
+def test_old_paths_are_the_new_modules_with_a_deprecation_warning():
+    out = _run("""
+        import warnings
+        import five_towers_env
+        from five_towers_env.games.five_towers import state, GameState
+        from five_towers_env.games import campanile
+        from five_towers_env.core import gameui
+        olds = ["five_towers_env.engine.state", "five_towers_env.environment.aec", "five_towers_env.campanile.state",
+                "five_towers_env.gameui", "five_towers_env.agents.heuristic"]
+        import importlib
+        for old in olds:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", DeprecationWarning)
+                importlib.import_module(old)
+            last = str(caught[-1].message)  # the module's own warning comes after its package's
+            print("warned", old, "->", last.split(" moved to ")[1].split(";")[0])
+        warnings.simplefilter("ignore", DeprecationWarning)
+        import five_towers_env.engine.state as old_state
+        import five_towers_env.campanile as old_campanile
+        print(old_state is state, old_state.GameState is GameState, old_campanile is campanile)
+        env = five_towers_env.env(num_players=2)      # the old top-level env(): 5 Towers'
+        env.reset(seed=0)
+        print(type(env.unwrapped).__module__)
+    """)
+    assert out.splitlines() == [
+        "warned five_towers_env.engine.state -> five_towers_env.games.five_towers.state",
+        "warned five_towers_env.environment.aec -> five_towers_env.games.five_towers.aec",
+        "warned five_towers_env.campanile.state -> five_towers_env.games.campanile.state",
+        "warned five_towers_env.gameui -> five_towers_env.core.gameui",
+        "warned five_towers_env.agents.heuristic -> five_towers_env.games.five_towers.agents.heuristic",
+        "True True True",
+        "five_towers_env.games.five_towers.aec",
+    ]

@@ -15,7 +15,7 @@ pytest.importorskip("ray", reason="needs the rllib extra: pip install -e '.[rlli
 pytest.importorskip("ray.rllib", reason="needs the rllib extra: pip install -e '.[rllib]' (or run bash .ci/rllib.sh)")
 torch = pytest.importorskip("torch", reason="needs torch (CPU build: see README)")
 
-from five_towers_env.engine.actions import NUM_ACTIONS  # noqa: E402
+from five_towers_env.games.five_towers.actions import NUM_ACTIONS  # noqa: E402
 from five_towers_env.integrations import rllib as R  # noqa: E402
 
 #: the evaluation seed of the learning test (a regression check, not a measurement)

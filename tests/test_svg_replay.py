@@ -14,13 +14,13 @@ import numpy as np
 import pytest
 
 from five_towers_env.agents.registry import make_agent
-from five_towers_env.engine import actions as A
-from five_towers_env.engine.position import load_position, save_position
-from five_towers_env.engine.state import GameState
-from five_towers_env.environment.aec import raw_env
-from five_towers_env.environment.picture import picture_shape
-from five_towers_env.environment.svg import render_svg, svg_size
-from five_towers_env.gameui import get_ui
+from five_towers_env.games.five_towers import actions as A
+from five_towers_env.games.five_towers.position import load_position, save_position
+from five_towers_env.games.five_towers.state import GameState
+from five_towers_env.games.five_towers.env import raw_env
+from five_towers_env.games.five_towers.picture import picture_shape
+from five_towers_env.games.five_towers.svg import render_svg, svg_size
+from five_towers_env.core.gameui import get_ui
 from five_towers_env.play import play_game
 from five_towers_env.replay import (
     GameRecorder, RecordError, build_html, dumps_record, frame_count, frame_state, read_record, replay, write_html,

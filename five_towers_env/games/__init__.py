@@ -18,6 +18,9 @@ _MOVED = ("GAMES", "Game", "get_game", "DEFAULT_GAME", "load")
 
 
 def __getattr__(name: str) -> Any:
+    # a game as an attribute (five_towers_env.games.campanile), imported on first use
+    if name in ("five_towers", "campanile"):
+        return importlib.import_module(f"{__name__}.{name}")
     if name in _MOVED:
         warnings.warn(f"five_towers_env.games.{name} moved to five_towers_env.core.game.{name}",
                       DeprecationWarning, stacklevel=2)

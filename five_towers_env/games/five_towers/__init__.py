@@ -43,7 +43,7 @@ from five_towers_env.games.five_towers.cards import (
     card_set_counts,
     parse_card,
 )
-from five_towers_env.games.five_towers.observation import OBS_SIZE, describe, encode, layout_table
+from five_towers_env.games.five_towers.observation import OBS_SIZE, describe, encode, layout_table, pieces
 from five_towers_env.games.five_towers.position import PositionError, load_position, save_position
 from five_towers_env.games.five_towers.scoring import pair_bonus, score_player, teardown_penalty
 from five_towers_env.games.five_towers.state import (
@@ -86,7 +86,7 @@ SPEC = register_game(GameSpec(
 ))
 
 __all__ = [
-    "SPEC", "ENV_ID", "env", "raw_env", "OBS_SIZE", "describe", "encode", "layout_table",
+    "SPEC", "ENV_ID", "env", "raw_env", "OBS_SIZE", "describe", "encode", "layout_table", "pieces",
     "ACTION_NAMES", "MAX_BID", "NUM_ACTIONS", "action_from_name", "action_name",
     "CARD_NAMES", "TYPES", "can_place", "card_id", "card_name", "card_set", "card_set_counts", "parse_card",
     "PositionError", "load_position", "save_position", "pair_bonus", "score_player", "teardown_penalty",

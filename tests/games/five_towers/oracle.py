@@ -1,6 +1,6 @@
 """An independent brute-force rules oracle for the builder's part of a round (SPEC §3-§5).
 
-It does not use ``five_towers_env.engine.lookahead``: it has its own snapshot of the round,
+It does not use ``five_towers_env.games.five_towers.lookahead``: it has its own snapshot of the round,
 its own move generator written from the SPEC rules *without* look-ahead (every move the rules
 allow, dead ends included), its own transitions, and an exhaustive memoised search that
 decides whether the builder can still build every card.
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from five_towers_env.engine.cards import can_place
+from five_towers_env.games.five_towers.cards import can_place
 
 TYPES = ("candy", "scary", "tree", "scrap", "sand")
 CANDY, SCARY, TREE, SCRAP, SAND = range(5)
@@ -53,7 +53,7 @@ class Snap(NamedTuple):
 
 def snap_from_state(state) -> Snap:
     """The oracle's snapshot of an engine ``GameState`` in take/teardown/build/recover."""
-    from five_towers_env.engine.state import END_BOTTOM, END_NONE, END_TOP
+    from five_towers_env.games.five_towers.state import END_BOTTOM, END_NONE, END_TOP
 
     phase = state.phase_name
     assert phase in PHASES[:4], phase

@@ -21,11 +21,11 @@ import random
 import numpy as np
 import pytest
 
-from five_towers_env.engine import GameState, load_position, save_position
-from five_towers_env.engine import actions as A
-from five_towers_env.engine import lookahead as L
-from five_towers_env.engine.cards import can_place, card_set
-from five_towers_env.engine.state import Phase
+from five_towers_env.games.five_towers import GameState, load_position, save_position
+from five_towers_env.games.five_towers import actions as A
+from five_towers_env.games.five_towers import lookahead as L
+from five_towers_env.games.five_towers.cards import can_place, card_set
+from five_towers_env.games.five_towers.state import Phase
 
 import oracle as O
 

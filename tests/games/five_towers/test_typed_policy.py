@@ -5,12 +5,12 @@ import numpy as np
 import pytest
 
 from five_towers_env.agents import typed_layout as TL
-from five_towers_env.engine import actions as A
-from five_towers_env.engine.cards import NUM_TYPES, NUM_VALUES, TYPES
-from five_towers_env.environment.observation import OBS_SIZE, OFFSETS
+from five_towers_env.games.five_towers import actions as A
+from five_towers_env.games.five_towers.cards import NUM_TYPES, NUM_VALUES, TYPES
+from five_towers_env.games.five_towers.observation import OBS_SIZE, OFFSETS
 from five_towers_env.training.config import ConfigError, config_from_dict, load_config
 
-CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+CONFIGS = Path(__file__).resolve().parents[3] / "configs"
 
 
 def test_type_slices_partition_the_observation_by_type():

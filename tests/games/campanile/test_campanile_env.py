@@ -13,15 +13,15 @@ import pytest
 from pettingzoo.test import api_test
 
 import five_towers_env
-from five_towers_env import campanile
-from five_towers_env.campanile import actions as A
-from five_towers_env.campanile import CampanileState, IllegalActionError, PositionError, encode
-from five_towers_env.campanile.observation import OBS_SIZE, describe, layout_table
-from five_towers_env.campanile.render import render_text
+from five_towers_env.core.game import campanile
+from five_towers_env.games.campanile import actions as A
+from five_towers_env.games.campanile import CampanileState, IllegalActionError, PositionError, encode
+from five_towers_env.games.campanile.observation import OBS_SIZE, describe, layout_table
+from five_towers_env.games.campanile.render import render_text
 
 PLAYERS = (2, 3, 4, 5)
 VARIANTS = ("pile", "played")
-DOC = (Path(__file__).resolve().parent.parent / "docs" / "campanile.md").read_text()
+DOC = (Path(__file__).resolve().parents[3] / "docs" / "campanile.md").read_text()
 
 
 @pytest.fixture(autouse=True)
@@ -266,7 +266,7 @@ def test_render_ansi_and_human(capsys):
 
 @pytest.mark.parametrize("num_players", [2, 5])
 def test_render_rgb_array_one_shape_per_game_and_public_only(num_players):
-    from five_towers_env.campanile.picture import render_rgb
+    from five_towers_env.games.campanile.picture import render_rgb
 
     e = campanile.raw_env(num_players=num_players, render_mode="rgb_array")
     blank = e.render()
@@ -385,8 +385,8 @@ def test_observation_shows_the_observers_hand_and_revealed_cards():
 
 
 def test_observation_pieces_of_a_known_position():
-    from five_towers_env.campanile import load_position
-    from five_towers_env.campanile.observation import OFFSETS
+    from five_towers_env.games.campanile import load_position
+    from five_towers_env.games.campanile.observation import OFFSETS
 
     s = load_position({"game": "campanile", "num_players": 3, "to_act": 1, "phase": "bet",
                        "played": {"tower": "C", "storeys": 2}, "heights": [0, 4, 2, 0, 0],
@@ -431,8 +431,8 @@ _END_POSITION = {"game": "campanile", "num_players": 2, "to_act": 0, "phase": "p
 
 
 def _end_pieces(position, observer):
-    from five_towers_env.campanile import load_position
-    from five_towers_env.campanile.observation import OFFSETS
+    from five_towers_env.games.campanile import load_position
+    from five_towers_env.games.campanile.observation import OFFSETS
 
     v = encode(load_position(position), observer)
     out = {}
@@ -517,7 +517,7 @@ def _rival_end_by_the_engine(state, seat, play):
 
 @pytest.mark.parametrize("variant", ["pile", "played"])
 def test_rival_end_matches_the_engine_over_random_games(variant):
-    from five_towers_env.campanile.observation import OFFSETS
+    from five_towers_env.games.campanile.observation import OFFSETS
 
     start, _ = OFFSETS["rival_end"]
     g_start, _ = OFFSETS["gives_end"]

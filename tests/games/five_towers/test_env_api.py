@@ -12,10 +12,10 @@ import pytest
 from pettingzoo.test import api_test
 
 import five_towers_env
-from five_towers_env.engine import IllegalActionError, PositionError
-from five_towers_env.engine import actions as A
-from five_towers_env.engine.cards import CARD_NAMES, TYPES
-from five_towers_env.environment import OBS_SIZE, env as make_env, layout_table, pieces, raw_env
+from five_towers_env.games.five_towers import IllegalActionError, PositionError
+from five_towers_env.games.five_towers import actions as A
+from five_towers_env.games.five_towers.cards import CARD_NAMES, TYPES
+from five_towers_env.games.five_towers import OBS_SIZE, env as make_env, layout_table, pieces, raw_env
 
 # PettingZoo's api_test checks a nested Dict observation from 1.24.4 on (before, it reads obs["observation"].dtype)
 OLD_API_TEST = tuple(int(p) for p in re.findall(r"\d+", pettingzoo.__version__)[:3]) < (1, 24, 4)
@@ -510,7 +510,7 @@ def test_dict_observation_api_test(n, variant):
 
 @pytest.mark.parametrize("n,variant", [(2, "base"), (3, "great_powers")])
 def test_dict_observation_in_space_and_equal_to_the_flat_one(n, variant):
-    from five_towers_env.environment.dict_observation import dict_observation_space, split_flat
+    from five_towers_env.games.five_towers.dict_observation import dict_observation_space, split_flat
 
     d = raw_env(num_players=n, variant=variant, observation="dict")
     f = raw_env(num_players=n, variant=variant)

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from five_towers_env.engine.cards import CANDY, SCARY
-from five_towers_env.engine.scoring import pair_bonus, pair_gain
+from five_towers_env.games.five_towers.cards import CANDY, SCARY
+from five_towers_env.games.five_towers.scoring import pair_bonus, pair_gain
 
 
 def _towers(candy: list[int], scary: list[int]) -> dict:

@@ -1,4 +1,4 @@
-"""The Campanile agents (five_towers_env.campanile.agents): legality, determinism, hidden information, strength."""
+"""The Campanile agents (five_towers_env.games.campanile.agents): legality, determinism, hidden information, strength."""
 from __future__ import annotations
 
 import inspect
@@ -7,9 +7,9 @@ import typing
 import numpy as np
 import pytest
 
-from five_towers_env.agents.base import RandomAgent
-from five_towers_env.campanile import CampanileState, action_name, encode
-from five_towers_env.campanile.agents import GreedyAgent, HeuristicAgent, MCTSAgent, agent_info, public_view
+from five_towers_env.core.agent import RandomAgent
+from five_towers_env.games.campanile import CampanileState, action_name, encode
+from five_towers_env.games.campanile.agents import GreedyAgent, HeuristicAgent, MCTSAgent, agent_info, public_view
 
 VARIANTS = ("pile", "played")
 #: the fields of a state that make up a position (everything but the generator and caches)

@@ -10,7 +10,7 @@ import hashlib
 
 import numpy as np
 
-from five_towers_env.environment import raw_env
+from five_towers_env.games.five_towers import raw_env
 
 #: sha256 of every (agent, observation bytes, mask bytes, reward, action) of the games below
 EXPECTED = "cd49006dbdcb08e791693e4a30af381a34666748eb63f79198cc866477a30f8e"

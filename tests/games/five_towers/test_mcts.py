@@ -4,10 +4,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from five_towers_env.agents.base import RandomAgent, agent_info, public_view
-from five_towers_env.agents.mcts import MCTSAgent, fast_rollout, rollout_action
+from five_towers_env.core.agent import RandomAgent
+from five_towers_env.games.five_towers.agents.view import agent_info, public_view
+from five_towers_env.games.five_towers.agents.mcts import MCTSAgent, fast_rollout, rollout_action
 from five_towers_env.agents.registry import make_agent
-from five_towers_env.engine import GameState
+from five_towers_env.games.five_towers import GameState
 from five_towers_env.play import play_game
 
 
@@ -113,7 +114,7 @@ def test_time_limit_and_registry():
 
 
 def test_fast_rollout_reaches_the_end_and_keeps_towers_buildable():
-    from five_towers_env.engine.cards import can_place
+    from five_towers_env.games.five_towers.cards import can_place
 
     for variant in ("base", "great_powers"):
         game = GameState.new_game(3, variant, np.random.default_rng(1))
@@ -137,8 +138,8 @@ def test_beats_random_in_a_short_match():
 
 
 def test_transposition_cuts_keep_every_hand_reachable():
-    from five_towers_env.agents.mcts import tree_actions
-    from five_towers_env.engine import actions as A
+    from five_towers_env.games.five_towers.agents.mcts import tree_actions
+    from five_towers_env.games.five_towers import actions as A
 
     game = GameState.new_game(2, "base", np.random.default_rng(4))
     game.apply_action(A.BID + max(a - A.BID for a in game.legal_actions() if a != A.PASS))
@@ -155,7 +156,7 @@ def test_transposition_cuts_keep_every_hand_reachable():
 def test_rollouts_make_only_legal_moves(monkeypatch):
     """The search's rollouts go through the engine's unchecked path; every move they make must be
     one the checked path accepts (so the fast path never plays outside the rules)."""
-    from five_towers_env.agents.mcts import play_rounds
+    from five_towers_env.games.five_towers.agents.mcts import play_rounds
 
     def checked(self, actions):
         for a in actions:
@@ -171,7 +172,7 @@ def test_rollouts_make_only_legal_moves(monkeypatch):
 
 
 def test_unchecked_path_matches_the_checked_one():
-    from five_towers_env.agents.mcts import play_rounds
+    from five_towers_env.games.five_towers.agents.mcts import play_rounds
 
     for seed in range(6):
         variant = ("base", "great_powers")[seed % 2]

@@ -11,16 +11,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from five_towers_env.agents.base import agent_info
+from five_towers_env.games.five_towers.agents.view import agent_info
 from five_towers_env.agents.human import HumanAgent, QuitGame
 from five_towers_env.agents.registry import make_agent
-from five_towers_env.engine import actions as A
-from five_towers_env.engine.position import load_position, save_position
-from five_towers_env.engine.state import GameState, Phase
-from five_towers_env.environment.ui import phase_help
+from five_towers_env.games.five_towers import actions as A
+from five_towers_env.games.five_towers.position import load_position, save_position
+from five_towers_env.games.five_towers.state import GameState, Phase
+from five_towers_env.games.five_towers.ui import phase_help
 from five_towers_env.play import MoveLog, play_game
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 PROMPT = "> "
 MOVE_LINE = re.compile(r"^\s*(\d+)\. seat (\d) \(([^)]*)\): (.+?)(   \(forced: the only legal move\))?$")
 

@@ -7,8 +7,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from five_towers_env.engine import actions as A
-from five_towers_env.engine.cards import (
+from five_towers_env.games.five_towers import actions as A
+from five_towers_env.games.five_towers.cards import (
     CARD_NAMES, DOUBLED_VALUES, TYPES, can_place, card_id, card_name, card_set, card_set_counts, parse_card,
 )
 

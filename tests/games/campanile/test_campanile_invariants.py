@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from five_towers_env.campanile import CampanileState, Phase
-from five_towers_env.campanile import actions as A
-from five_towers_env.campanile.rules import CHIPS, cards_per_style, leftover_count, pile_size, score_towers
+from five_towers_env.games.campanile import CampanileState, Phase
+from five_towers_env.games.campanile import actions as A
+from five_towers_env.games.campanile.rules import CHIPS, cards_per_style, leftover_count, pile_size, score_towers
 
 GAMES_PER_SETUP = 400  # x 4 player counts x 2 variants = 3,200 games, a few seconds
 

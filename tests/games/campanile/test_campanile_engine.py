@@ -10,15 +10,15 @@ import sys
 import numpy as np
 import pytest
 
-from five_towers_env.campanile import actions as A
-from five_towers_env.campanile import (
+from five_towers_env.games.campanile import actions as A
+from five_towers_env.games.campanile import (
     CampanileState, IllegalActionError, PositionError, load_position, save_position, score_towers,
 )
-from five_towers_env.campanile.rules import (
+from five_towers_env.games.campanile.rules import (
     CHIPS, NUM_TOWERS, TOWERS, backers, cards_per_style, flag_order, leftover_count, pile_size, ranked_backers,
 )
-from five_towers_env.engine import IllegalActionError as FiveTowersIllegal
-from five_towers_env.engine import PositionError as FiveTowersPositionError
+from five_towers_env.games.five_towers import IllegalActionError as FiveTowersIllegal
+from five_towers_env.games.five_towers import PositionError as FiveTowersPositionError
 
 PLAYERS = (2, 3, 4, 5)
 VARIANTS = ("pile", "played")
@@ -406,7 +406,7 @@ def test_done_position_may_have_an_empty_pile():
 
 
 def test_engine_imports_no_framework():
-    code = ("import sys, five_towers_env.campanile as c; c.CampanileState.new_game(2, 'pile'); "
+    code = ("import sys, five_towers_env.games.campanile as c; c.CampanileState.new_game(2, 'pile'); "
             "bad = [m for m in ('gymnasium', 'pettingzoo', 'torch') if m in sys.modules]; "
             "assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -12,11 +12,11 @@ from agent_checks import LegalityChecker
 from rules_case_runner import OFFERED_VARIANTS, case_files, case_game
 
 from five_towers_env.agents import agent_info, make_agent
-from five_towers_env.agents.greedy import GreedyAgent
-from five_towers_env.agents.heuristic import HeuristicAgent
-from five_towers_env.engine import actions as A
-from five_towers_env.engine.state import GameState, Phase
-from five_towers_env.environment import raw_env
+from five_towers_env.games.five_towers.agents.greedy import GreedyAgent
+from five_towers_env.games.five_towers.agents.heuristic import HeuristicAgent
+from five_towers_env.games.five_towers import actions as A
+from five_towers_env.games.five_towers.state import GameState, Phase
+from five_towers_env.games.five_towers import raw_env
 from five_towers_env.play import play_game
 
 AGENT_NAMES = ("random", "greedy", "heuristic")
@@ -233,7 +233,7 @@ def test_ppo_warns_once_in_a_setup_it_was_not_trained_for(monkeypatch):
     import warnings as w
 
     from five_towers_env.agents import policy
-    from five_towers_env.agents.base import SetupWarning
+    from five_towers_env.core.agent import SetupWarning
     from five_towers_env.evaluation import evaluate
 
     monkeypatch.setattr(policy, "_WARNED", set())

@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from five_towers_env.engine.state import IllegalActionError
+from five_towers_env.games.five_towers.state import IllegalActionError
 from five_towers_env.training.config import ConfigError, baselines, config_from_dict, load_config
 from five_towers_env.wrappers import CAMPANILE_GYMNASIUM_ID, GYM_ENV_ID, CampanileGymEnv, SingleAgentGymEnv
 from five_towers_env.wrappers.single_agent import INFO_KEYS
 
-CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+CONFIGS = Path(__file__).resolve().parents[3] / "configs"
 CAMPANILE_OBS, CAMPANILE_ACTIONS = 278, 31
 
 
@@ -55,7 +55,7 @@ def test_check_env_and_registration():
     check_env(gymnasium.make(CAMPANILE_GYMNASIUM_ID).unwrapped)
     check_env(gymnasium.make(CAMPANILE_GYMNASIUM_ID, num_players=4, variant="played"))
     env = gymnasium.make(CAMPANILE_GYMNASIUM_ID)
-    assert isinstance(env.unwrapped, CampanileGymEnv) and env.unwrapped.game_name == "campanile"
+    assert isinstance(env.unwrapped, SingleAgentGymEnv) and env.unwrapped.game_name == "campanile"
     assert env.observation_space == gymnasium.spaces.Box(0.0, 1.0, (CAMPANILE_OBS,), np.float32)
     assert env.action_space == gymnasium.spaces.Discrete(CAMPANILE_ACTIONS)
     # the same name as the PettingZoo id, in Gymnasium's own registry; 5 Towers keeps its id
@@ -78,7 +78,7 @@ def test_episode_masks_infos_and_rewards(num_players, variant):
     assert reward == (1.0 if info["winners"][seat] else -1.0) and info["score"] == info["scores"][seat]
     assert not env.action_masks().any() and not info["action_mask"].any()
     # the opponents are Campanile's own agents, built through the registry with game="campanile"
-    assert all(type(o).__module__.startswith("five_towers_env.campanile.agents") for o in env.opponents)
+    assert all(type(o).__module__.startswith("five_towers_env.games.campanile.agents") for o in env.opponents)
 
 
 def test_learner_only_sees_its_own_turns_and_opponents_get_campanile_info():
