@@ -60,6 +60,9 @@ class GameSpec:
         check_setup: ``"module:function"``: ``(num_players, variant)``, raising ``ValueError``.
         ui: ``"module:attribute"`` of the game's :class:`~five_towers_env.core.gameui.GameUI`
             (the human seat, move logs, records and replays).
+        determinize: ``"module:function"``: ``(state, observer, rng) -> state``, a copy in which
+            everything ``observer`` cannot see is drawn again at random, consistent with what it
+            has seen (for search over hidden information, and for tests that observations hide it).
         agents: the game's own agents, registry name -> ``"module:Class"`` (each takes ``seed=``
             plus keyword settings); ``random``, ``ppo`` and ``human`` are added for every game.
         pettingzoo_id, gymnasium_id: the ids registered with PettingZoo (the wrapped AEC env)
@@ -82,6 +85,7 @@ class GameSpec:
     agent_info: str
     check_setup: str
     ui: str
+    determinize: str
     agents: Mapping[str, str] = field(default_factory=dict)
     pettingzoo_id: str = ""
     gymnasium_id: str = ""
@@ -90,7 +94,7 @@ class GameSpec:
 
     def __post_init__(self) -> None:
         problems = [f"{key} must name 'module:attribute', got {getattr(self, key)!r}"
-                    for key in ("raw_env", "env", "agent_info", "check_setup", "ui") if ":" not in getattr(self, key)]
+                    for key in ("raw_env", "env", "agent_info", "check_setup", "ui", "determinize") if ":" not in getattr(self, key)]
         if not self.variants:
             problems.append("variants must name at least one variant")
         if not 1 <= self.min_players <= self.max_players:
@@ -121,6 +125,10 @@ class GameSpec:
     def check(self, num_players: Any, variant: Any) -> None:
         """Raise ``ValueError`` unless ``num_players`` and ``variant`` are a setup of this game."""
         load(self.check_setup)(num_players, variant)
+
+    def determinizer(self) -> Callable[[Any, int, Any], Any]:
+        """The game's ``determinize(state, observer, rng)``."""
+        return load(self.determinize)
 
     def load_ui(self) -> Any:
         """The game's :class:`~five_towers_env.core.gameui.GameUI`."""

@@ -76,7 +76,7 @@ SPEC = register_game(GameSpec(
     name="five_towers", title="5 Towers", module=__name__, variants=VARIANTS, min_players=2, max_players=5,
     num_actions=NUM_ACTIONS, observation_size=OBS_SIZE,
     raw_env=f"{__name__}.aec:raw_env", env=f"{__name__}.aec:env", agent_info=f"{__name__}.agents.view:agent_info",
-    check_setup=f"{__name__}.state:check_setup", ui=f"{__name__}.ui:FIVE_TOWERS",
+    check_setup=f"{__name__}.state:check_setup", determinize=f"{__name__}.agents.view:determinize", ui=f"{__name__}.ui:FIVE_TOWERS",
     agents={"greedy": f"{__name__}.agents.greedy:GreedyAgent",
             "heuristic": f"{__name__}.agents.heuristic:HeuristicAgent",
             "mcts": f"{__name__}.agents.mcts:MCTSAgent"},

@@ -41,6 +41,11 @@ def legal_actions(observation: dict[str, np.ndarray] | None, info: dict[str, Any
     return list(view.legal_actions()) if view is not None else []
 
 
+def determinize(state: CampanileState, observer: int, rng: np.random.Generator) -> CampanileState:
+    """A copy of ``state`` with every card hidden from ``observer`` dealt again (:meth:`CampanileState.determinize`)."""
+    return state.determinize(observer, rng)
+
+
 def agent_info(state: CampanileState, seat: int) -> dict[str, Any]:
     """The ``info`` dict an agent at ``seat`` receives (mirrors :func:`five_towers_env.games.five_towers.agents.view.agent_info`)."""
     legal = list(state.legal_actions()) if seat == state.current_player and not state.done else []

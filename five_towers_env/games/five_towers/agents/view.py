@@ -28,6 +28,14 @@ def public_view(game: GameState, rng: np.random.Generator | None = None) -> Game
     return view
 
 
+def determinize(game: GameState, observer: int, rng: np.random.Generator) -> GameState:
+    """A copy of ``game`` with the deck, its only hidden information, shuffled from the sorted unseen
+    cards with ``rng`` (which becomes the copy's generator); the same for every ``observer``."""
+    new = game.clone(rng=rng)
+    new.deck = [int(c) for c in rng.permutation(sorted(new.deck))]
+    return new
+
+
 def agent_info(game: GameState, seat: int) -> dict[str, Any]:
     """The ``info`` dict an agent at ``seat`` receives when it is on move."""
     legal = list(game.legal_actions()) if seat == game.current_player else []
