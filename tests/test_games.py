@@ -16,7 +16,7 @@ import pytest
 
 from five_towers_env.agents.human import HumanAgent
 from five_towers_env.agents.registry import AGENTS, AgentSettingError, agent_class, make_agent
-from five_towers_env.games.campanile.env import raw_env as campanile_env
+from five_towers_env.games.campanile.aec import raw_env as campanile_env
 from five_towers_env.games.campanile.state import CampanileState
 from five_towers_env.games.campanile.ui import CAMPANILE, render_svg, svg_size, text_view
 from five_towers_env.cli import main

@@ -20,7 +20,7 @@ from pettingzoo.test import api_test, render_test, seed_test
 
 from five_towers_env.games.five_towers import actions as A
 from five_towers_env.games.five_towers import env as make_aec_env, raw_env
-from five_towers_env.games.five_towers.env import INFO_KEYS as AEC_INFO_KEYS
+from five_towers_env.games.five_towers.aec import INFO_KEYS as AEC_INFO_KEYS
 from five_towers_env.games.five_towers.picture import picture_shape
 from five_towers_env.wrappers import GYM_ENV_ID, FiveTowersGymEnv
 from five_towers_env.wrappers.single_agent import INFO_KEYS as GYM_INFO_KEYS

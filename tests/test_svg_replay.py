@@ -17,7 +17,7 @@ from five_towers_env.agents.registry import make_agent
 from five_towers_env.games.five_towers import actions as A
 from five_towers_env.games.five_towers.position import load_position, save_position
 from five_towers_env.games.five_towers.state import GameState
-from five_towers_env.games.five_towers.env import raw_env
+from five_towers_env.games.five_towers.aec import raw_env
 from five_towers_env.games.five_towers.picture import picture_shape
 from five_towers_env.games.five_towers.svg import render_svg, svg_size
 from five_towers_env.core.gameui import get_ui

@@ -13,7 +13,7 @@ import pytest
 from pettingzoo.test import api_test
 
 import five_towers_env
-from five_towers_env.core.game import campanile
+from five_towers_env.games import campanile
 from five_towers_env.games.campanile import actions as A
 from five_towers_env.games.campanile import CampanileState, IllegalActionError, PositionError, encode
 from five_towers_env.games.campanile.observation import OBS_SIZE, describe, layout_table
