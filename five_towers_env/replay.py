@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import re
 from html import escape
+from importlib import resources
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
@@ -300,114 +301,13 @@ def replay_data(record: dict[str, Any]) -> dict[str, Any]:
             "num_players": num_players}
 
 
-_PAGE = """<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>__TITLE__</title>
-<style>
-html,body{margin:0;background:#15161c;color:#e6e8ef;font-family:'DejaVu Sans',Verdana,Arial,sans-serif;font-size:14px}
-header{padding:8px 14px 4px}h1{font-size:18px;margin:0 0 2px}
-.sub{color:#b4b8c6;font-size:13px}
-main{display:flex;gap:12px;padding:6px 14px;align-items:flex-start}
-#left{flex:1 1 auto;min-width:0}
-#board svg{display:block;width:100%;height:auto;max-height:calc(100vh - 150px)}
-#controls{display:flex;gap:6px;align-items:center;margin:6px 0}
-#controls button{background:#2c2f3a;color:#e6e8ef;border:1px solid #5a5e6e;border-radius:4px;padding:3px 10px;
-font-size:14px;cursor:pointer;min-width:44px}
-#controls button:hover{background:#3a3e4c}
-#slider{flex:1 1 auto}
-#counter{min-width:84px;text-align:right;color:#b4b8c6;font-variant-numeric:tabular-nums}
-#caption{font-weight:bold;min-height:20px;margin:2px 0 4px}
-#moves{flex:0 0 290px;height:calc(100vh - 90px);overflow-y:auto;border:1px solid #3a3e4c;border-radius:4px;
-margin:0;padding:4px 0;list-style:none;font-size:12.5px}
-#moves li{padding:1px 8px;cursor:pointer;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
-#moves li.round{color:#ffc800;padding-top:5px;cursor:pointer}
-#moves li.forced{color:#9a9eae}
-#moves li.cur{background:#3a4a7a}
-.keys{color:#8a8ea0;font-size:12px}
-</style></head>
-<body>
-<header><h1>__TITLE__</h1><div class="sub">__SUB__</div></header>
-<main>
-<div id="left">
-<div id="caption"></div>
-<div id="board"></div>
-<div id="controls">
-<button id="first" title="first (Home)">|&#x25C0;</button><button id="prev" title="previous (Left arrow)">&#x25C0;</button>
-<button id="play" title="play / pause (Space)">play</button><button id="next" title="next (Right arrow)">&#x25B6;</button>
-<button id="last" title="last (End)">&#x25B6;|</button>
-<input id="slider" type="range" min="0" max="0" value="0" aria-label="frame">
-<span id="counter"></span>
-</div>
-<div class="keys">keys: &larr; / &rarr; one move, Home / End, Space plays; #N at the end of the address opens frame N</div>
-<div class="keys" id="legend">__LEGEND__</div>
-</div>
-<ol id="moves"></ol>
-</main>
-<script>
-"use strict";
-const D = __DATA__;
-const N = D.frames.length - 1;
-const board = document.getElementById("board"), slider = document.getElementById("slider");
-const caption = document.getElementById("caption"), counter = document.getElementById("counter");
-const list = document.getElementById("moves"), playBtn = document.getElementById("play");
-let cur = -1, timer = null;
-const items = D.entries.map(function (e) {
-  const li = document.createElement("li");
-  li.textContent = e.text;
-  li.dataset.frame = e.frame;
-  if (e.round) li.className = "round"; else if (e.forced) li.className = "forced";
-  li.addEventListener("click", function () { stop(); show(e.frame); });
-  list.appendChild(li);
-  return li;
-});
-slider.max = N;
-function show(i) {
-  i = Math.max(0, Math.min(N, i | 0));
-  if (i === cur) return;
-  cur = i;
-  board.innerHTML = D.frames[i].map(function (k) { return D.pieces[k]; }).join("");
-  slider.value = i;
-  caption.textContent = D.captions[i];
-  counter.textContent = i + " / " + N;
-  let mark = null;
-  items.forEach(function (li) {
-    const on = +li.dataset.frame === i && !li.classList.contains("round");
-    li.classList.toggle("cur", on);
-    if (on) mark = li;
-  });
-  if (mark) mark.scrollIntoView({block: "nearest"});
-  document.body.dataset.frame = i;
-  try { history.replaceState(null, "", "#" + i); } catch (err) { /* some browsers refuse it for files */ }
-}
-function stop() { if (timer) { clearInterval(timer); timer = null; playBtn.textContent = "play"; } }
-function play() {
-  if (timer) { stop(); return; }
-  if (cur >= N) show(0);
-  playBtn.textContent = "pause";
-  timer = setInterval(function () { if (cur >= N) stop(); else show(cur + 1); }, 700);
-}
-document.getElementById("first").onclick = function () { stop(); show(0); };
-document.getElementById("prev").onclick = function () { stop(); show(cur - 1); };
-document.getElementById("next").onclick = function () { stop(); show(cur + 1); };
-document.getElementById("last").onclick = function () { stop(); show(N); };
-playBtn.onclick = play;
-slider.addEventListener("input", function () { stop(); show(+slider.value); });
-document.addEventListener("keydown", function (e) {
-  const step = {ArrowRight: 1, ArrowDown: 1, PageDown: 10, ArrowLeft: -1, ArrowUp: -1, PageUp: -10}[e.key];
-  if (step !== undefined) { stop(); show(cur + step); }
-  else if (e.key === "Home") { stop(); show(0); }
-  else if (e.key === "End") { stop(); show(N); }
-  else if (e.key === " ") { play(); }
-  else return;
-  e.preventDefault();
-});
-function fromHash() { const m = /^#(\\d+)$/.exec(location.hash); return m ? +m[1] : 0; }
-window.addEventListener("hashchange", function () { show(fromHash()); });
-show(fromHash());
-</script>
-</body></html>
-"""
+#: the page's template, shipped as package data; __TITLE__, __SUB__, __LEGEND__ and __DATA__ are filled in
+PAGE_TEMPLATE = "replay_page.html"
+
+
+def _page() -> str:
+    """The HTML replay page's template (``five_towers_env/replay_page.html``)."""
+    return resources.files("five_towers_env").joinpath(PAGE_TEMPLATE).read_text(encoding="utf-8")
 
 
 def build_html(record: dict[str, Any], title: str | None = None) -> str:
@@ -424,7 +324,7 @@ def build_html(record: dict[str, Any], title: str | None = None) -> str:
     title = title or f"{ui.title} replay"
     # JSON in a <script>: escape "<" so no string in it can close the script element
     blob = json.dumps(data, separators=(",", ":")).replace("<", "\\u003c")
-    return (_PAGE.replace("__TITLE__", escape(title)).replace("__SUB__", escape(" - ".join(facts)))
+    return (_page().replace("__TITLE__", escape(title)).replace("__SUB__", escape(" - ".join(facts)))
             .replace("__LEGEND__", escape(ui.legend)).replace("__DATA__", blob))
 
 

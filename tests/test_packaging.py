@@ -142,3 +142,19 @@ def test_old_paths_are_the_new_modules_with_a_deprecation_warning():
         "True True True",
         "five_towers_env.games.five_towers.aec",
     ]
+
+
+def test_package_data_covers_every_data_file():
+    """An installed wheel carries each file the package reads (policies, the replay page): every
+    non-Python file in the package matches a ``[tool.setuptools.package-data]`` pattern."""
+    tomllib = pytest.importorskip("tomllib")
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    patterns = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"][
+        "package-data"]
+    shipped = {p for package, globs in patterns.items() for g in globs
+               for p in (root / package.replace(".", "/")).glob(g)}
+    data = {p for p in (root / "five_towers_env").rglob("*")
+            if p.is_file() and p.suffix not in (".py", ".pyc") and "__pycache__" not in p.parts}
+    assert data and data <= shipped, sorted(str(p.relative_to(root)) for p in data - shipped)

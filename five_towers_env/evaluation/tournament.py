@@ -38,22 +38,20 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from five_towers_env.core.game import DEFAULT_GAME, get_game
-from five_towers_env.evaluation.match import (
+from five_towers_env.evaluation.report import fmt_ci, markdown_table, text_table, write_csv, write_json, write_text
+from five_towers_env.evaluation.runner import make_jobs, resolve_workers, run_jobs
+from five_towers_env.evaluation.specs import resolve_specs
+from five_towers_env.evaluation.stats import cluster_rate, elo_ratings
+from five_towers_env.evaluation.summary import (
     GAME_FIELDS,
     RATE_HEADERS,
     SUMMARY_FIELDS,
     counts_seat_games,
     deal_cluster,
     game_rows,
-    make_jobs,
     rate_cells,
-    resolve_specs,
-    resolve_workers,
-    run_jobs,
     summarize,
 )
-from five_towers_env.evaluation.report import fmt_ci, markdown_table, text_table, write_csv, write_json, write_text
-from five_towers_env.evaluation.stats import cluster_rate, elo_ratings
 
 
 def tournament_groups(num_agents: int, num_players: int) -> list[tuple[int, ...]]:

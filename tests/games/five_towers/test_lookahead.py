@@ -24,6 +24,7 @@ import pytest
 from five_towers_env.games.five_towers import GameState, load_position, save_position
 from five_towers_env.games.five_towers import actions as A
 from five_towers_env.games.five_towers import lookahead as L
+from five_towers_env.games.five_towers import lookahead_base, lookahead_gp
 from five_towers_env.games.five_towers.cards import can_place, card_set
 from five_towers_env.games.five_towers.state import Phase
 
@@ -293,7 +294,7 @@ def test_general_search_with_inert_powers_matches_per_type_path():
         if not hand:
             continue
         base = L.build_ok(towers, hand, (), L.END_NONE, False, False)
-        assert L._gp_ok(towers, hand, (), L.END_NONE) == base, (towers, hand)
+        assert lookahead_gp._gp_ok(towers, hand, (), L.END_NONE) == base, (towers, hand)
         assert L.build_ok(towers, hand, (), L.END_NONE, False, True) == base, (towers, hand)
         no_scrap = tuple(c for c in hand if c // 16 != O.SCRAP)
         if no_scrap:
@@ -422,9 +423,9 @@ def test_trimming_the_memos_changes_no_legal_action():
         while not s.is_terminal():
             seen.append((s.clone(), list(s.legal_actions())))
             s.apply_action(s.legal_actions()[int(rng.integers(len(s.legal_actions())))])
-        assert any(m.cache_info().currsize for m in L._MEMOS)
+        assert any(m.cache_info().currsize for m in lookahead_base._MEMOS)
         L.trim_memos(limit=0)
-        assert all(m.cache_info().currsize == 0 for m in L._MEMOS)
+        assert all(m.cache_info().currsize == 0 for m in lookahead_base._MEMOS)
         for state, legal in seen:
             fresh = state.clone()
             fresh._legal = None
