@@ -97,6 +97,9 @@ class GameEnv(AECEnv, abc.ABC):
     def render(self) -> Any:
         """The table in the env's ``render_mode`` (public information only)."""
 
+    def close(self) -> None:
+        """Nothing to release (PettingZoo's ``api_test`` wants ``close`` beside ``render``; override to release)."""
+
     # -- construction and reset -------------------------------------------------------------
 
     def _init_agents(self, num_players: int, observation: spaces.Space) -> None:
