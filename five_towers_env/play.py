@@ -95,7 +95,8 @@ class MoveLog(GameWatcher):
     def move(self, move: Move) -> None:
         """One line for the move; a new round's opening line (and table) if the move began one."""
         forced = "   (forced: the only legal move)" if move.forced else ""
-        self._write(f"{move.number:>4}. {self._seat(move.seat)}: {move.name}{forced}")
+        name = self.ui.public_move_name(move.action) if self.ui.public_move_name else move.name
+        self._write(f"{move.number:>4}. {self._seat(move.seat)}: {name}{forced}")
         game = move.game
         if game.is_terminal():
             if self.show_table:

@@ -77,6 +77,10 @@ class GameUI:
             the state that a record's moves reach agree with the position recorded next (public
             parts only; random events may legitimately differ)? ``None`` skips the check.
         legend: how to read the :attr:`svg` drawing, a sentence or two shown beside it (the replay page).
+        public_move_name: optional ``(action id) -> str``: what the table sees of a move as it is made,
+            for the move log (``None``: its name). A game whose moves are secret when made (a bid face
+            down) names them here, so that a log printed during a game tells a person at the table
+            nothing more; records keep the real names.
     """
 
     name: str
@@ -92,6 +96,7 @@ class GameUI:
     load_position: Callable[[dict, int], Any]
     check_continuation: Callable[[Any, dict], str | None] | None = None
     legend: str = ""
+    public_move_name: Callable[[int], str] | None = None
 
 
 def get_ui(name: str) -> GameUI:
