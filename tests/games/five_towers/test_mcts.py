@@ -4,11 +4,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from five_towers_env.core.agent import RandomAgent
-from five_towers_env.games.five_towers.agents.view import agent_info, public_view
-from five_towers_env.games.five_towers.agents.mcts import MCTSAgent, fast_rollout, rollout_action
 from five_towers_env.agents.registry import make_agent
+from five_towers_env.core.agent import RandomAgent
 from five_towers_env.games.five_towers import GameState
+from five_towers_env.games.five_towers.agents.mcts import MCTSAgent, fast_rollout, rollout_action
+from five_towers_env.games.five_towers.agents.view import agent_info, public_view
 from five_towers_env.play import play_game
 
 
@@ -41,17 +41,29 @@ def test_plays_whole_games_legally(num_players, variant):
     assert len(mcts.actions) > 10
 
 
-def test_ismcts_tree_plays_a_whole_game_legally():
-    mcts = Checked(MCTSAgent(seed=2, simulations=8, search="ismcts"))
-    result = play_game([RandomAgent(seed=5), mcts], variant="base", seed=4)
-    assert result["winners"] == [1] and len(mcts.actions) > 10, result["scores"]  # seeded: the tree beats random
+@pytest.mark.parametrize("search", ["ismcts", "tree"])
+def test_the_removed_tree_search_is_a_clear_error(search):
+    with pytest.raises(ValueError, match="IS-MCTS tree was removed"):
+        make_agent("mcts", search=search)
+    with pytest.raises(ValueError, match="search must be 'flat'"):
+        MCTSAgent(search="nope")
 
 
-@pytest.mark.parametrize("search", ["flat", "ismcts"])
-def test_same_seed_same_moves(search):
+def test_the_tree_setting_c_parses_and_warns_that_it_does_nothing():
+    with pytest.warns(DeprecationWarning, match="no effect"):
+        agent = make_agent("mcts", simulations=8, c=1.4, search="flat")
+    game = _mid_game(seed=9)
+    with pytest.warns(DeprecationWarning):
+        same = MCTSAgent(seed=1, simulations=30, c=0.7)
+    info = agent_info(game, game.current_player)
+    assert same.act(None, info) == MCTSAgent(seed=1, simulations=30).act(None, info)
+    assert agent.name == "mcts"
+
+
+def test_same_seed_same_moves():
     def run():
-        a = Checked(MCTSAgent(seed=7, simulations=12, search=search))
-        b = Checked(MCTSAgent(seed=8, simulations=12, search=search))
+        a = Checked(MCTSAgent(seed=7, simulations=12))
+        b = Checked(MCTSAgent(seed=8, simulations=12))
         result = play_game([a, b], variant="base", seed=11)
         return a.actions, b.actions, result["scores"]
 
@@ -71,15 +83,14 @@ def _mid_game(num_players=2, variant="base", seed=0, decisions=25):
     return game
 
 
-@pytest.mark.parametrize("search", ["flat", "ismcts"])
-def test_move_does_not_depend_on_the_deck_order(search):
+def test_move_does_not_depend_on_the_deck_order():
     game = _mid_game(seed=5)
     other = game.clone(rng=np.random.default_rng(99))
     other.deck = list(reversed(game.deck))  # same unseen multiset, another order
     moves = []
     for g in (game, other):
         info = agent_info(g, g.current_player)
-        moves.append(MCTSAgent(seed=3, simulations=30, search=search).act(None, info))
+        moves.append(MCTSAgent(seed=3, simulations=30).act(None, info))
     assert moves[0] == moves[1]
 
 
@@ -109,8 +120,6 @@ def test_time_limit_and_registry():
     timed = MCTSAgent(seed=1, time_limit=0.05)
     action = timed.act(None, agent_info(game, game.current_player))
     assert action in game.legal_actions()
-    with pytest.raises(ValueError):
-        MCTSAgent(search="nope")
 
 
 def test_fast_rollout_reaches_the_end_and_keeps_towers_buildable():
@@ -138,8 +147,8 @@ def test_beats_random_in_a_short_match():
 
 
 def test_transposition_cuts_keep_every_hand_reachable():
-    from five_towers_env.games.five_towers.agents.mcts import tree_actions
     from five_towers_env.games.five_towers import actions as A
+    from five_towers_env.games.five_towers.agents.mcts import tree_actions
 
     game = GameState.new_game(2, "base", np.random.default_rng(4))
     game.apply_action(A.BID + max(a - A.BID for a in game.legal_actions() if a != A.PASS))

@@ -14,7 +14,9 @@ evaluation, while near the end (who takes a pile's last card, and when) they are
 the agent's own generator from the PUBLIC view: ``view.determinize(seat, rng)``) every surviving
 candidate is played and followed by the same rollout randomness (common random numbers), so the
 candidates are compared on equal deals and equal luck. They race by successive halving: the budget
-is split into rounds and after each round the worse half is dropped.
+is split into rounds and after each round the worse half is dropped. The sampling and the race
+are the game-neutral :func:`five_towers_env.core.search.flat_search`; this game's hooks
+(determinisation, rollout, evaluation) are in :mod:`.search_hooks`.
 
 **Rollouts** go on through the engine's ``clone`` / ``apply_action`` only, with a fast default
 policy (:func:`rollout_action`: a random card and storeys, but the last card of a pile is taken
@@ -31,96 +33,17 @@ Same seed and same observations give the same moves: all randomness comes from t
 """
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
-from five_towers_env.games.campanile import actions as A
-from five_towers_env.games.campanile.agents.heuristic import (
-    Evaluator,
-    HeuristicAgent,
-    final_reward,
-    scored_actions,
-    scored_turns,
-    turns_left,
-)
+from five_towers_env.core.search import Budget, Halving, flat_search
+from five_towers_env.games.campanile.agents.heuristic import Evaluator, HeuristicAgent, scored_actions, scored_turns
+from five_towers_env.games.campanile.agents.search_hooks import CampanileSearch, rollout_action
 from five_towers_env.games.campanile.agents.view import legal_actions
-from five_towers_env.games.campanile.rules import score_towers
 from five_towers_env.games.campanile.state import CampanileState, Phase
 
-_PLAY, _BET = int(Phase.PLAY), int(Phase.BET)
-_NOISE = 128  # uniform numbers drawn per determinisation and shared by its rollouts
-
-
-def rollout_action(state: CampanileState, u: float, bet_rate: float, lead_rate: float = 0.0) -> int:
-    """The default policy's action in ``state`` for a uniform number ``u`` in [0, 1).
-
-    Play: when a pile holds its last card, a play that takes it and wins (or ties) at once, else a
-    play that keeps the game going; otherwise a random legal play (with chance ``lead_rate`` one that
-    raises a tower the mover leads). Bet (when ``u < bet_rate``): the smallest chip that puts the mover
-    first (else second) under a tower that would take a flag now, preferring the higher flag;
-    otherwise ``no bet``. Cheap on purpose: it reads the engine's cached legal list, flag order
-    and stake table."""
-    legal = state.legal_actions()
-    m = len(legal)
-    if m == 1:
-        return legal[0]
-    if state.phase == _PLAY:
-        ending = [i + 1 for i, p in enumerate(state.piles) if len(p) == 1]
-        if ending:  # the mover may end the game (C3.3): do it if that wins, else keep it going
-            me = state.current_player
-            for k in ending:
-                for a in legal:
-                    if (a - A.PLAY) % 3 == k - 1:
-                        h2 = list(state.heights)
-                        h2[(a - A.PLAY) // 3] += k
-                        sc = score_towers(h2, state.bets, state.num_players)
-                        if sc[me] == max(sc):
-                            return a
-            going = [a for a in legal if (a - A.PLAY) % 3 + 1 not in ending]
-            if going:
-                return going[int(u * len(going))]
-        if u < lead_rate:  # raise a tower the mover leads, if it holds one
-            table = state.stake_table()
-            me = state.current_player
-            mine = [a for a in legal if _leads(table, me, (a - A.PLAY) // 3)]
-            if mine:
-                return mine[int(u / lead_rate * len(mine))]
-        return legal[int(u * m)]
-    if u >= bet_rate:
-        return A.NO_BET
-    order = state.flag_order()
-    table = state.stake_table()
-    me = state.current_player
-    best, best_key = A.NO_BET, None
-    for a in legal[1:]:
-        t, v = divmod(a - A.BET, 3)
-        rank = order.index(t)
-        if rank >= 4:
-            continue
-        mine = table[me][t][0]
-        others = sorted((row[t][0] for p, row in enumerate(table) if p != me), reverse=True)
-        top = others[0] if others else 0
-        second = others[1] if len(others) > 1 else 0
-        if mine > top:
-            continue  # already first
-        if mine + v > top:
-            gain = 2  # takes the lead
-        elif mine + v > second >= mine:
-            gain = 1  # takes second place
-        else:
-            continue
-        key = (gain, -rank, -v)
-        if best_key is None or key > best_key:
-            best, best_key = a, key
-    return best
-
-
-def _leads(table: list, me: int, t: int) -> bool:
-    """Whether ``me`` has the largest stake under tower ``t`` (ties not counted)."""
-    mine = table[me][t][0]
-    return mine > 0 and all(row[t][0] < mine for p, row in enumerate(table) if p != me)
+_BET = int(Phase.BET)
 
 
 class MCTSAgent:
@@ -207,47 +130,13 @@ class MCTSAgent:
         ``values``: the heuristic's value of each move, for the ``prior``."""
         spread, contest, chip_cost = self.evaluator_weights
         ev = Evaluator(seat, view.num_players, spread, contest, chip_cost, 0.0)
-        alive = list(moves)
+        hooks = CampanileSearch(view, seat, self.rng, ev, self.rollout_turns, self.bet_rate, self.lead_rate,
+                                self.temperature, self.margin_weight)
         top = max(values[m] for m in moves) if values else 0.0
-        total = {m: 0.0 for m in moves}
-        bonus = {m: self.prior * (values[m] - top) / 20.0 if values else 0.0 for m in moves}
-        count = {m: 0 for m in moves}
-        rounds = max(1, math.ceil(math.log2(len(alive))))
-        budget = self.simulations
-        for r in range(rounds):
-            per = max(1, (budget // (rounds - r)) // len(alive))  # determinisations this round
-            for _ in range(per):
-                det = view.determinize(seat, self.rng)
-                noise = self.rng.random(_NOISE).tolist()
-                for m in alive:
-                    s = det.clone()
-                    for a in m:
-                        s.apply_action(a)
-                    total[m] += self._rollout(s, seat, noise, ev)
-                    count[m] += 1
-                budget -= len(alive)
-            if len(alive) > 2 and r < rounds - 1:
-                # a stable sort on the heuristic's order: equal means keep the heuristic's preference
-                alive.sort(key=lambda m: -(total[m] / count[m] + bonus[m]))
-                alive = alive[:max(2, (len(alive) + 1) // 2)]
-        self.last_values = {m: total[m] / count[m] for m in moves if count[m]}
-        return max(alive, key=lambda m: total[m] / count[m] + bonus[m])  # first of equals: the heuristic's order
-
-    def _rollout(self, s: CampanileState, seat: int, noise: list[float], ev: Evaluator) -> float:
-        """Play ``s`` on with the default policy and return ``seat``'s reward in about [0, 1]."""
-        depth = self.rollout_turns
-        stop = s.turns + depth if depth is not None else 1 << 30
-        i = 0
-        bet_rate, lead_rate = self.bet_rate, self.lead_rate
-        while not s.done and s.turns < stop:
-            s.apply_action(rollout_action(s, noise[i % _NOISE], bet_rate, lead_rate))
-            i += 1
-        if s.done:
-            scores = s.scores()
-            return final_reward(scores, seat) + self.margin_weight * ev.margin(scores) / 20.0
-        left = turns_left([len(p) for p in s.piles])
-        x = ev.margin(ev.soft_points(s.heights, s.bets, left, min(1.0, left / 25.0))) / self.temperature
-        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, x))))
+        prior = [self.prior * (values[m] - top) / 20.0 if values else 0.0 for m in moves]
+        result = flat_search(hooks, moves, Budget(self.simulations), Halving(), prior=prior)
+        self.last_values = {m: mean for m, mean in zip(moves, result.means, strict=True) if mean is not None}
+        return result.choice(moves)  # equal scores: the first in the heuristic's order
 
 
 def _bet_key(state: CampanileState) -> tuple:
