@@ -31,22 +31,23 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import Callable
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # speed_table, beside this script
 
-import pettingzoo  # noqa: E402
-from pettingzoo.classic import connect_four_v3, leduc_holdem_v4  # noqa: E402
+import pettingzoo
+from pettingzoo.classic import connect_four_v3, leduc_holdem_v4
 
-import five_towers_env  # noqa: E402
-from five_towers_env import campanile  # noqa: E402
-from five_towers_env.engine import GameState  # noqa: E402
-from five_towers_env.environment.observation import OBS_SIZE  # noqa: E402
-import speed_table  # noqa: E402
+import five_towers_env
+from five_towers_env import campanile
+from five_towers_env.engine import GameState
+from five_towers_env.environment.observation import OBS_SIZE
+
+import speed_table
 
 C4 = "connect_four_v3"
 LEDUC = "leduc_holdem_v4"
@@ -292,7 +293,8 @@ def markdown(results: list[Result], extras: set[str]) -> str:
             "|---|---:|---:|---:|---:|---:|"]
     for r in results:
         name = r.name + (" *(extra)*" if r.name in extras else "")
-        rows.append(f"| {name} | {r.steps_per_s:,.0f} | {r.games_per_s:,.1f} | {r.steps_per_game:,.1f} | {r.games:,} | {r.cpu_share:.2f} |")
+        rows.append(f"| {name} | {r.steps_per_s:,.0f} | {r.games_per_s:,.1f} | {r.steps_per_game:,.1f} | {r.games:,} "
+                    f"| {r.cpu_share:.2f} |")
     return "\n".join(rows)
 
 

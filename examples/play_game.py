@@ -37,7 +37,7 @@ def main() -> None:
     except QuitGame as exc:  # a human seat typed q (or its input ended)
         print(f"game stopped: {exc}")
         return
-    print(f"final scores: {result['scores']}  winners: {['player_%d' % w for w in result['winners']]}")
+    print(f"final scores: {result['scores']}  winners: {[f'player_{w}' for w in result['winners']]}")
 
 
 if __name__ == "__main__":

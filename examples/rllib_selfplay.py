@@ -81,8 +81,7 @@ def main(argv: list[str] | None = None) -> dict:
     import ray
     import torch
 
-    from five_towers_env.integrations.rllib import (evaluate_module, learner_module, selfplay_ppo_config,
-                                                    train_selfplay)
+    from five_towers_env.integrations.rllib import evaluate_module, learner_module, selfplay_ppo_config, train_selfplay
 
     if args.torch_threads is not None:
         torch.set_num_threads(args.torch_threads)

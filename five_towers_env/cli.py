@@ -19,8 +19,9 @@ import os
 import sys
 import tempfile
 import warnings
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, NoReturn, Sequence, TextIO
+from typing import NoReturn, TextIO
 
 # this module: the parser, its argument checks and main(); the subcommands are in cli_commands
 from five_towers_env.cli_commands import (

@@ -8,6 +8,11 @@ import argparse
 import importlib.util
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from five_towers_env.evaluation.match import EvaluationResult
+    from five_towers_env.evaluation.tournament import TournamentResult
 
 
 def folder_problem(path: str | Path) -> str | None:
@@ -112,13 +117,13 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 # -- evaluate and tournament -----------------------------------------------------------------
 
-def _match_settings(args: argparse.Namespace) -> dict[str, object]:
+def _match_settings(args: argparse.Namespace) -> dict[str, Any]:
     """The keyword arguments ``evaluate`` and ``round_robin`` share, from the common options."""
     return {"num_players": args.players, "variant": args.variant, "seed": args.seed, "workers": args.workers,
             "progress": not args.no_progress, "paired": not args.unpaired, "game": args.game}
 
 
-def _report(result: object, out: str | None, **save_options: object) -> int:
+def _report(result: EvaluationResult | TournamentResult, out: str | None, **save_options: Any) -> int:
     """Print a result's table; save its files in ``out`` if given."""
     print(result.table())
     if out:

@@ -13,6 +13,7 @@ import importlib.abc
 import importlib.machinery
 import sys
 import warnings
+from collections.abc import Sequence
 from types import ModuleType
 
 #: old module -> new module; a prefix maps its submodules too (the longest prefix wins)
@@ -58,7 +59,8 @@ class _Alias(importlib.abc.Loader):
 class _OldPaths(importlib.abc.MetaPathFinder):
     """Finds the old module names of :data:`MOVED`."""
 
-    def find_spec(self, fullname, path, target=None):  # noqa: D102 - importlib protocol
+    def find_spec(self, fullname: str, path: Sequence[str] | None,
+                  target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
         new = new_name(fullname)
         if new is None:
             return None

@@ -11,8 +11,9 @@ registry and imports no game's rules itself.
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence, TextIO
+from typing import Any, TextIO
 
 from five_towers_env.core.agent import Agent
 from five_towers_env.core.game import DEFAULT_GAME, Game, get_game

@@ -10,7 +10,10 @@ from __future__ import annotations
 import importlib.abc
 import importlib.util
 import sys
-from typing import Any, Callable
+from collections.abc import Callable, Sequence
+from importlib.machinery import ModuleSpec
+from types import ModuleType
+from typing import Any
 
 PETTINGZOO_ID = "five_towers_env/FiveTowers-v0"
 CAMPANILE_PETTINGZOO_ID = "five_towers_env/Campanile-v0"
@@ -70,7 +73,8 @@ class _AfterImport(importlib.abc.MetaPathFinder):
     def __init__(self, name: str, callback: Callable[[], None]) -> None:
         self.name, self.callback = name, callback
 
-    def find_spec(self, fullname, path, target=None):  # noqa: D102 - importlib protocol
+    def find_spec(self, fullname: str, path: Sequence[str] | None,
+                  target: ModuleType | None = None) -> ModuleSpec | None:
         if fullname != self.name:
             return None
         sys.meta_path.remove(self)
@@ -79,11 +83,11 @@ class _AfterImport(importlib.abc.MetaPathFinder):
             return spec
         exec_module, callback = spec.loader.exec_module, self.callback
 
-        def exec_then_register(module):
+        def exec_then_register(module: ModuleType) -> None:
             exec_module(module)
             callback()
 
-        spec.loader.exec_module = exec_then_register
+        spec.loader.exec_module = exec_then_register  # type: ignore[method-assign]  # this spec's loader only
         return spec
 
 

@@ -25,11 +25,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator, Sequence
 from html import escape
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
 
+from five_towers_env.core.game import DEFAULT_GAME
 from five_towers_env.core.gameui import GameUI, get_ui
 from five_towers_env.play import GameWatcher, Move
 
@@ -58,8 +60,15 @@ class GameRecorder(GameWatcher):
         self.result: dict[str, Any] | None = None
         self.ui: GameUI | None = None
 
+    def _started(self) -> GameUI:
+        """The game's UI, once :meth:`start` has run."""
+        if self.ui is None:
+            raise RuntimeError("nothing recorded yet: pass the recorder to play_game(watchers=[...])")
+        return self.ui
+
     def _segment(self, game: Any) -> dict[str, Any]:
-        return {"round": int(self.ui.round_index(game)), "position": self.ui.save_position(game), "moves": []}
+        ui = self._started()
+        return {"round": int(ui.round_index(game)), "position": ui.save_position(game), "moves": []}
 
     def start(self, game: Any, ui: GameUI) -> None:
         """Keep the starting position."""
@@ -74,7 +83,7 @@ class GameRecorder(GameWatcher):
             entry["forced"] = True
         self.segments[-1]["moves"].append(entry)
         game = move.game
-        if not game.is_terminal() and self.ui.round_index(game) != self.segments[-1]["round"]:
+        if not game.is_terminal() and self._started().round_index(game) != self.segments[-1]["round"]:
             self.segments.append(self._segment(game))
 
     def end(self, result: dict[str, Any]) -> None:
@@ -83,9 +92,7 @@ class GameRecorder(GameWatcher):
 
     def record(self) -> dict[str, Any]:
         """The record so far as a JSON-able dict (see the module docstring)."""
-        if self.ui is None:
-            raise RuntimeError("nothing recorded yet: pass the recorder to play_game(watchers=[...])")
-        out: dict[str, Any] = {"format": RECORD_FORMAT, "version": RECORD_VERSION, "game": self.ui.name,
+        out: dict[str, Any] = {"format": RECORD_FORMAT, "version": RECORD_VERSION, "game": self._started().name,
                                "seats": self.labels, "info": self.info, "segments": self.segments,
                                "finished": self.result is not None}
         if self.result is not None:
@@ -108,7 +115,8 @@ def dumps_record(record: dict[str, Any]) -> str:
         segments = []
         for seg in value:
             moves = ",\n      ".join(json.dumps(m) for m in seg["moves"])
-            segments.append(f'    {{"round": {json.dumps(seg["round"])},\n     "position": {json.dumps(seg["position"])},'
+            segments.append(f'    {{"round": {json.dumps(seg["round"])},'
+                            f'\n     "position": {json.dumps(seg["position"])},'
                             f'\n     "moves": [' + (f"\n      {moves}" if moves else "") + "]}")
         parts.append('  "segments": [\n' + ",\n".join(segments) + "]")
     return "{\n" + ",\n".join(parts) + "\n}\n"
@@ -135,7 +143,7 @@ def check_record(record: Any) -> dict[str, Any]:
         raise RecordError(f"record version {record.get('version')!r} is not supported (this version reads "
                           f"{RECORD_VERSION})")
     try:
-        get_ui(record.get("game"))
+        get_ui(record.get("game", DEFAULT_GAME))
     except ValueError as exc:
         raise RecordError(str(exc)) from None
     segments = record.get("segments")
@@ -337,5 +345,5 @@ def write_html(record: dict[str, Any], path: str | Path, title: str | None = Non
 
 
 __all__ = ["GameRecorder", "RecordError", "RECORD_FORMAT", "RECORD_VERSION", "dumps_record", "write_record",
-           "check_record", "read_record", "replay", "frame_count", "frame_state", "result_line", "replay_data", "build_html",
-           "write_html"]
+           "check_record", "read_record", "replay", "frame_count", "frame_state", "result_line", "replay_data",
+           "build_html", "write_html"]

@@ -18,7 +18,8 @@ class LegalityChecker:
         assert list(view.deck) == sorted(view.deck), "agents must only see the deck as a sorted multiset"
         a = self.agent.act(observation, info)
         assert isinstance(a, int)
-        assert a in info["legal_actions"], f"{self.name} chose illegal {A.action_name(a)}; legal: {info['legal_action_names']}"
+        assert a in info["legal_actions"], \
+            f"{self.name} chose illegal {A.action_name(a)}; legal: {info['legal_action_names']}"
         assert observation["action_mask"][a] == 1
         self.decisions += 1
         self.forced += len(info["legal_actions"]) == 1

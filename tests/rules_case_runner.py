@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from five_towers_env.games.five_towers import IllegalActionError, PositionError
-from five_towers_env.games.five_towers import raw_env
+from five_towers_env.games.five_towers import IllegalActionError, PositionError, raw_env
 
 REPO = Path(__file__).resolve().parent.parent
 #: the reference cases of the specification, found beside a clone when they are there (CI has them)

@@ -182,7 +182,8 @@ def test_resume_refuses_another_runs_folder_and_a_config_that_does_not_fit(tiny_
     code, _, err = run_cli(capsys, "train", "--resume", ckpt, "--set", f"out_dir={tmp_path}", "name=other")
     assert code == 2 and f"the run folder {other} already holds files" in err and err.count("\n") == 1
     # the checkpoint is whole but cannot be loaded for this game: refused before anything is written
-    code, _, err = run_cli(capsys, "train", "--resume", ckpt, "--no-progress", "--set", "game=campanile", "variant=pile")
+    code, _, err = run_cli(capsys, "train", "--resume", ckpt, "--no-progress",
+                           "--set", "game=campanile", "variant=pile")
     assert code == 2 and f"checkpoint {ckpt} cannot be resumed with this config" in err
     assert "Traceback" not in err and err.count("\n") == 1
     assert files(tiny_run) == original and (other / "config.yaml").read_text() == "name: other\n"
@@ -238,7 +239,8 @@ def test_ctrl_c_before_training_says_nothing_was_saved(tmp_path, capsys, monkeyp
 
     monkeypatch.setattr(Trainer, "imitate", interrupted)  # Ctrl-C during the warm start
     try:
-        code, _, err = run_cli(capsys, "train", "--config", SMOKE, "--set", *tiny_set(tmp_path, **{"imitation.games": 1}))
+        code, _, err = run_cli(capsys, "train", "--config", SMOKE,
+                               "--set", *tiny_set(tmp_path, **{"imitation.games": 1}))
     except KeyboardInterrupt:
         pytest.fail("Ctrl-C escaped five-towers train")
     assert code == 130 and "interrupted: no checkpoint saved; none to resume from" in err and "Traceback" not in err

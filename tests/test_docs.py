@@ -60,7 +60,8 @@ def _rate_cells(row, prefix=""):
 
 def headline_rows() -> list[str]:
     """The README's table of the shipped policy, written from results/headline_2p."""
-    pairs = {r["opponent"]: r for r in _csv(RESULTS / "headline_2p/tournament/tournament_pairs.csv") if r["agent"] == "ppo"}
+    rows = _csv(RESULTS / "headline_2p/tournament/tournament_pairs.csv")
+    pairs = {r["opponent"]: r for r in rows if r["agent"] == "ppo"}
     mcts = next(r for r in _csv(RESULTS / "headline_2p/mcts_vs_ppo/evaluate_summary.csv") if r["agent"] == "ppo")
     rows = [(opp, pairs[opp]) for opp in ("random", "greedy", "heuristic")] + [("mcts (400 simulations)", mcts)]
     return [f"| {label} | {int(r['games']):,} ({int(r['deals'])}) | {_rate_cells(r)} | {_rate_cells(r, 'strict_')} |"

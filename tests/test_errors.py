@@ -16,9 +16,8 @@ import pytest
 
 from five_towers_env.agents.registry import AgentSettingError, check_agent_settings, make_agent
 from five_towers_env.cli import main
-from five_towers_env.games.five_towers import IllegalActionError, PositionError
-from five_towers_env.games.five_towers import raw_env
 from five_towers_env.evaluation.match import evaluate, parse_agent_spec, resolve_workers
+from five_towers_env.games.five_towers import IllegalActionError, PositionError, raw_env
 
 REPO = Path(__file__).resolve().parent.parent
 CONFIGS = REPO / "configs"
@@ -413,7 +412,8 @@ def test_resume_wrong_files(in_tmp, capsys):
     ckpt.with_suffix(".json").write_text("not json")
     assert "is not valid JSON" in assert_usage_error(capsys, "train", "--resume", ckpt)
     ckpt.with_suffix(".json").write_text(json.dumps({"config": {"seed": 1}}))
-    assert "is not a checkpoint's state: no snapshots, eval_rows" in assert_usage_error(capsys, "train", "--resume", ckpt)
+    assert "is not a checkpoint's state: no snapshots, eval_rows" in \
+        assert_usage_error(capsys, "train", "--resume", ckpt)
     assert sorted(p.name for p in in_tmp.iterdir()) == ["notes.zip", "step_7.json", "step_7.zip"]
 
 

@@ -10,11 +10,19 @@ import sys
 
 import pytest
 
-from five_towers_env.core.agent import RandomAgent
-from five_towers_env.cli import main
-from five_towers_env.evaluation import (AgentSpec, cluster_rate, elo_ratings, evaluate, parse_agent_spec,
-                                        round_robin, seat_lineup, wilson_interval)
 from five_towers_env.agents.registry import _parse_value
+from five_towers_env.cli import main
+from five_towers_env.core.agent import RandomAgent
+from five_towers_env.evaluation import (
+    AgentSpec,
+    cluster_rate,
+    elo_ratings,
+    evaluate,
+    parse_agent_spec,
+    round_robin,
+    seat_lineup,
+    wilson_interval,
+)
 from five_towers_env.evaluation.match import seat_summary, summarize
 from five_towers_env.evaluation.tournament import pairwise_counts, pairwise_outcomes
 
@@ -133,7 +141,7 @@ def test_seats_rotated(agents, players, games):
 
 
 def test_results_reproducible_regardless_of_workers():
-    kwargs = dict(num_games=6, num_players=2, seed=11, progress=False)
+    kwargs = {"num_games": 6, "num_players": 2, "seed": 11, "progress": False}
     one = evaluate(["random", named_random], workers=1, **kwargs)
     two = evaluate(["random", named_random], workers=2, **kwargs)
     assert one.labels == ["random", "named_random"]
@@ -144,7 +152,7 @@ def test_results_reproducible_regardless_of_workers():
     unpaired = evaluate(["random", named_random], workers=1, paired=False, **kwargs)
     assert len({r["deal_seed"] for r in unpaired.records}) == 6
     # the other variant and more seats, too
-    kwargs = dict(num_games=3, num_players=3, variant="great_powers", seed=2, progress=False)
+    kwargs = {"num_games": 3, "num_players": 3, "variant": "great_powers", "seed": 2, "progress": False}
     assert _strip(evaluate(["random"] * 3, workers=1, **kwargs).records) == \
         _strip(evaluate(["random"] * 3, workers=3, **kwargs).records)
 
@@ -325,7 +333,8 @@ def test_cli_tournament(tmp_path, capsys):
 def test_cli_play_replays_an_evaluation_game(capsys):
     res = evaluate(["random", named_random], num_games=4, num_players=2, seed=5, progress=False)
     rec = res.records[3]
-    assert main(["play", "--agents", "random", "random:name='named'", "--seed", "5", "--game-index", "3", "--quiet"]) == 0
+    assert main(["play", "--agents", "random", "random:name='named'", "--seed", "5", "--game-index", "3",
+                 "--quiet"]) == 0
     text = capsys.readouterr().out
     # game 3 puts agent 1 in seat 0; RandomAgent's name does not change its moves
     labels = ["random", "random:name='named'"]

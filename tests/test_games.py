@@ -16,14 +16,14 @@ import pytest
 
 from five_towers_env.agents.human import HumanAgent
 from five_towers_env.agents.registry import AGENTS, AgentSettingError, agent_class, make_agent
+from five_towers_env.cli import main
+from five_towers_env.core.game import GAMES
+from five_towers_env.core.gameui import get_ui
+from five_towers_env.evaluation.match import AgentSpec, evaluate, parse_agent_spec
+from five_towers_env.evaluation.tournament import round_robin
 from five_towers_env.games.campanile.aec import raw_env as campanile_env
 from five_towers_env.games.campanile.state import CampanileState
 from five_towers_env.games.campanile.ui import CAMPANILE, render_svg, svg_size, text_view
-from five_towers_env.cli import main
-from five_towers_env.evaluation.match import AgentSpec, evaluate, parse_agent_spec
-from five_towers_env.evaluation.tournament import round_robin
-from five_towers_env.core.gameui import get_ui
-from five_towers_env.core.game import GAMES
 from five_towers_env.play import GameWatcher, play_game
 from five_towers_env.replay import GameRecorder, RecordError, build_html, frame_count, frame_state, replay
 
@@ -195,7 +195,7 @@ def test_campanile_ui_is_registered_and_shows_public_information_only():
     mine = text_view(state, seat)
     assert mine.endswith(f"your hand (seat {seat}): " + " ".join("ABCDE"[c] for c in state.hands[seat]))
     assert "your hand" not in text_view(state, None)
-    for phase in (0, 1):
+    for _phase in (0, 1):
         assert "Scoring at the end" in CAMPANILE.phase_help(state)
         state.apply_action(state.legal_actions()[0])
 

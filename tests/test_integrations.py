@@ -19,7 +19,8 @@ from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, render_test, seed_test
 
 from five_towers_env.games.five_towers import actions as A
-from five_towers_env.games.five_towers import env as make_aec_env, raw_env
+from five_towers_env.games.five_towers import env as make_aec_env
+from five_towers_env.games.five_towers import raw_env
 from five_towers_env.games.five_towers.aec import INFO_KEYS as AEC_INFO_KEYS
 from five_towers_env.games.five_towers.picture import picture_shape
 from five_towers_env.wrappers import GYM_ENV_ID, FiveTowersGymEnv
@@ -178,7 +179,7 @@ def test_aec_infos_keep_keys_shapes_and_dtypes_through_a_tie(n, variant):
     ties = games = 0
     for seed in [TIE_SEEDS[n, variant], *range(400)]:  # the known tie first; else search on
         games += 1
-        for e, agent, _ in _aec_game(n, variant, seed):
+        for e, _agent, _ in _aec_game(n, variant, seed):
             raw = e.unwrapped
             for a, info in raw.infos.items():
                 assert tuple(info) == AEC_INFO_KEYS, info

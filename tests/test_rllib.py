@@ -114,8 +114,13 @@ def test_selfplay_ppo_learns_to_beat_random(local_ray, tmp_path):
     torch.set_num_threads(1)  # small networks on few cores: extra threads only add overhead
 
     # -- the README snippet --
-    from five_towers_env.integrations.rllib import (evaluate_module, learner_module, load_module,
-                                                    selfplay_ppo_config, train_selfplay)
+    from five_towers_env.integrations.rllib import (
+        evaluate_module,
+        learner_module,
+        load_module,
+        selfplay_ppo_config,
+        train_selfplay,
+    )
 
     config = selfplay_ppo_config(num_players=2, num_env_runners=0, train_batch_size=2000, minibatch_size=250,
                                  seed=int(os.environ.get("FIVE_TOWERS_RLLIB_SEED", 0)))

@@ -14,16 +14,24 @@ import numpy as np
 import pytest
 
 from five_towers_env.agents.registry import make_agent
+from five_towers_env.core.gameui import get_ui
 from five_towers_env.games.five_towers import actions as A
-from five_towers_env.games.five_towers.position import load_position, save_position
-from five_towers_env.games.five_towers.state import GameState
 from five_towers_env.games.five_towers.aec import raw_env
 from five_towers_env.games.five_towers.picture import picture_shape
+from five_towers_env.games.five_towers.position import load_position, save_position
+from five_towers_env.games.five_towers.state import GameState
 from five_towers_env.games.five_towers.svg import render_svg, svg_size
-from five_towers_env.core.gameui import get_ui
 from five_towers_env.play import play_game
 from five_towers_env.replay import (
-    GameRecorder, RecordError, build_html, dumps_record, frame_count, frame_state, read_record, replay, write_html,
+    GameRecorder,
+    RecordError,
+    build_html,
+    dumps_record,
+    frame_count,
+    frame_state,
+    read_record,
+    replay,
+    write_html,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -92,7 +100,8 @@ def test_svg_of_different_states_differs_and_hides_the_deck_order():
     assert render_svg(game) != before
     pos = save_position(played(4))
     pos.pop("hand", None)
-    twins = [load_position({**pos, "deck": deck}, np.random.default_rng(0)) for deck in (pos["deck"], pos["deck"][::-1])]
+    twins = [load_position({**pos, "deck": deck}, np.random.default_rng(0))
+             for deck in (pos["deck"], pos["deck"][::-1])]
     assert render_svg(twins[0]) == render_svg(twins[1])
     assert svg_size(2) == svg_size(2) and svg_size(5)[0] > svg_size(2)[0]
 

@@ -6,8 +6,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from five_towers_env.training.config import (ConfigError, TrainConfig, config_from_dict, config_to_dict,
-                                             load_config, save_config)
+from five_towers_env.training.config import (
+    ConfigError,
+    TrainConfig,
+    config_from_dict,
+    config_to_dict,
+    load_config,
+    save_config,
+)
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 
@@ -40,7 +46,8 @@ def test_every_setting_is_documented_and_in_the_readme():
     readme = (CONFIGS.parent / "docs" / "training.md").read_text()
     start = readme.index("<!-- settings-table:start -->") + len("<!-- settings-table:start -->")
     end = readme.index("<!-- settings-table:end -->")
-    assert readme[start:end].strip() == config_module.settings_table().strip(), "docs/training.md settings table is stale"
+    assert readme[start:end].strip() == config_module.settings_table().strip(), \
+        "docs/training.md settings table is stale"
 
 
 @pytest.mark.parametrize("data, message", [
@@ -117,7 +124,8 @@ def test_pool_snapshots_share_their_weight_and_are_capped(tmp_path):
         pool.add_snapshot(tmp_path / f"s{k}.npz")
     entries = dict(pool.entries())
     assert list(entries) == ["random", SNAPSHOT + str(tmp_path / "s1.npz"), SNAPSHOT + str(tmp_path / "s2.npz")]
-    assert entries[SNAPSHOT + str(tmp_path / "s2.npz")] == pytest.approx(2 * entries[SNAPSHOT + str(tmp_path / "s1.npz")])
+    s1, s2 = SNAPSHOT + str(tmp_path / "s1.npz"), SNAPSHOT + str(tmp_path / "s2.npz")
+    assert entries[s2] == pytest.approx(2 * entries[s1])
     pool.save(tmp_path / "pool.json")
     other = OpponentPool(pool.settings, 2)
     other.load(tmp_path / "pool.json")
@@ -157,11 +165,12 @@ def test_smoke_training_saves_everything(smoke_run):
 
 
 def test_exported_policy_matches_the_sb3_policy(smoke_run):
-    from agent_checks import check_export_matches_sb3
     from sb3_contrib import MaskablePPO
 
     from five_towers_env.agents.policy import PolicyAgent
     from five_towers_env.wrappers import FiveTowersGymEnv
+
+    from agent_checks import check_export_matches_sb3
 
     cfg, trainer, policy = smoke_run
     from five_towers_env.training.checkpoint_curve import run_checkpoints
@@ -181,7 +190,8 @@ def test_trained_policy_plays_legal_games(smoke_run, num_players, variant):
     from agent_checks import LegalityChecker
 
     _, _, policy = smoke_run
-    agents = [make_agent("ppo", seed=1, path=str(policy))] + [make_agent("random", seed=s) for s in range(num_players - 1)]
+    agents = [make_agent("ppo", seed=1, path=str(policy))]
+    agents += [make_agent("random", seed=s) for s in range(num_players - 1)]
     agents.append(make_agent("ppo", seed=2, path=str(policy), deterministic=False))
     seated = [LegalityChecker(a) for a in agents[:num_players - 1] + [agents[-1]]]
     result = play_game(seated, variant=variant, seed=4)
@@ -271,8 +281,8 @@ def test_phase_mix_routes_each_phase_to_its_agent():
 
 
 def test_phase_ablation_of_the_shipped_policy():
-    from five_towers_env.training.diagnosis import phase_ablation, play_mix
     from five_towers_env.agents.registry import make_agent
+    from five_towers_env.training.diagnosis import phase_ablation, play_mix
 
     rows = phase_ablation(games=4, seed=3)
     assert [r["policy decides"] for r in rows] == ["teacher only", "bid", "take", "teardown/build/recover",

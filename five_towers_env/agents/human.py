@@ -48,7 +48,7 @@ class HumanAgent:
     """
 
     def __init__(self, seed: int | None = None, name: str = "human", game: str = "five_towers",
-                 input: TextIO | None = None, output: TextIO | None = None) -> None:  # noqa: A002
+                 input: TextIO | None = None, output: TextIO | None = None) -> None:
         self.name = name
         self.game = game
         self._input = input

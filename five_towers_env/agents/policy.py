@@ -21,6 +21,7 @@ another size or with an ``info`` naming another game.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,12 @@ TYPED_GAME = "five_towers"
 _WARNED: set[tuple[str, int, str]] = set()
 
 FORMAT = 2  # 2 added the "architecture" entry and the typed network; format 1 files are MLPs
-_ACTIVATIONS = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0)}
+_ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "tanh": np.tanh,
+    "relu": lambda x: np.maximum(x, 0.0),
+}
+
+
 def __getattr__(name: str) -> Any:
     # the shipped policies' paths, computed on first use (each needs its game's package)
     if name == "SHIPPED_POLICY":  # 5 Towers' 2-player base policy
@@ -155,8 +161,9 @@ def _load_arrays(path: Path) -> tuple[str, dict[str, np.ndarray], str, dict[str,
     with data:
         missing = [k for k in ("format", "activation", "meta") if k not in data.files]
         if missing:
+            held = ", ".join(data.files[:6]) or "nothing"
             raise ValueError(f"ppo: {path} is not a policy .npz/.zip: no {', '.join(map(repr, missing))} "
-                             f"entr{'ies' if len(missing) > 1 else 'y'} (it holds {', '.join(data.files[:6]) or 'nothing'})")
+                             f"entr{'ies' if len(missing) > 1 else 'y'} (it holds {held})")
         try:
             version = int(data["format"])
             arch = str(data["architecture"]) if "architecture" in data.files else "mlp"
@@ -288,7 +295,7 @@ class PolicyAgent:
         if game is not None and game != self.game:
             self.check_game(game)
         view = info.get("view") if isinstance(info, dict) else None
-        setup = (getattr(view, "num_players", None), getattr(view, "variant", None))
+        setup: tuple[Any, Any] = (getattr(view, "num_players", None), getattr(view, "variant", None))
         if setup != self._setup_seen and setup[0] is not None:
             self._setup_seen = setup
             self.check_setup(*setup)

@@ -18,9 +18,10 @@ import inspect
 import sys
 import types
 import typing
-from functools import lru_cache
+from collections.abc import Mapping
+from functools import cache
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -74,10 +75,10 @@ def agent_settings(name: str, *, game: str | Game = DEFAULT_GAME) -> dict[str, A
     return _agent_settings(name, get_game(game).name)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _agent_settings(name: str, game: str) -> dict[str, Any]:
     # cached per (name, game): the same name may be a different class in another game
-    cls = agent_class(name, game=game)
+    cls: type[Any] = agent_class(name, game=game)
     try:
         hints = typing.get_type_hints(cls.__init__)
     except Exception:  # unresolvable annotations: accept any value

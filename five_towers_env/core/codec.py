@@ -5,7 +5,7 @@ a name back into its id, with the same checks and messages for every game.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 
 class ActionNames:

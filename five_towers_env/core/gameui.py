@@ -14,8 +14,9 @@ The game's state object must offer what the engine's ``GameState`` does: ``num_p
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 
 class GameState(Protocol):

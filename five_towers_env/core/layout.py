@@ -6,7 +6,7 @@ and the debug string of a vector, so that every game reads and documents its vec
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

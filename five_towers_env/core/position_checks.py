@@ -7,14 +7,15 @@ messages. Errors are :class:`PositionError`, a ``ValueError``.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any, TypeGuard
 
 import numpy as np
 
 from five_towers_env.core.errors import PositionError
 
 
-def is_int(x: object) -> bool:
+def is_int(x: object) -> TypeGuard[int | np.integer]:
     """An integer (Python or numpy) that is not a bool."""
     return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
 

@@ -53,7 +53,8 @@ from __future__ import annotations
 
 import time
 import warnings
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from five_towers_env.core.game import DEFAULT_GAME, get_game
 from five_towers_env.evaluation.runner import (

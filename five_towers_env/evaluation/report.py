@@ -6,8 +6,9 @@ import gzip
 import io
 import json
 import math
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 
 def fmt_ci(lo: float | None, hi: float | None, digits: int = 3) -> str:

@@ -8,10 +8,11 @@ import os
 import sys
 import time
 import warnings
+from collections.abc import Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from multiprocessing import get_context
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 

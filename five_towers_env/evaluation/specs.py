@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Union
+from typing import Any, Union
 
 from five_towers_env.agents.registry import (
     agent_class,
@@ -54,18 +55,20 @@ class AgentSpec:
         """A fresh agent seeded with ``seed``."""
         if self.factory is not None:
             return _call_factory(self.factory, seed, dict(self.kwargs))
+        assert self.name is not None, "a spec without a factory names a registry agent"
         kwargs = dict(self.kwargs)
         if "name" in kwargs or "game" in kwargs:
             # make_agent's own parameters are called ``name`` and ``game``: build the class directly
             return agent_class(self.name, game=self.game)(seed=seed, **kwargs)
         return make_agent(self.name, seed=seed, game=self.game, **kwargs)
 
-    def for_game(self, game: str) -> "AgentSpec":
+    def for_game(self, game: str) -> AgentSpec:
         """This spec for ``game``: a registry spec re-checked against that game's agents
         (``ValueError`` if it has no such agent or setting); a factory spec unchanged."""
         game = get_game(game).name
         if self.factory is not None or self.game == game:
             return self
+        assert self.name is not None, "a spec without a factory names a registry agent"
         if self.name not in agents_of(game):
             raise ValueError(unknown_agent_message(self.name, game))
         check_agent_settings(self.name, dict(self.kwargs), game=game)
@@ -101,6 +104,7 @@ def to_spec(spec: Any, game: str = DEFAULT_GAME) -> AgentSpec:
     if isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[0], str) and isinstance(spec[1], dict):
         name, kwargs = spec
         base = parse_agent_spec(name, game)
+        assert base.name is not None
         items = tuple(base.kwargs) + tuple(kwargs.items())
         label = base.name + (":" + ",".join(f"{k}={v!r}" for k, v in items) if items else "")
         return AgentSpec(label=label, name=base.name, kwargs=items, game=base.game)

@@ -3,8 +3,8 @@ correlated games such as the seatings of one paired deal) and Bradley-Terry / El
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import Hashable, Sequence
 
 #: two-sided 95% normal quantile
 Z95 = 1.959963984540054

@@ -5,9 +5,10 @@ returns (see :mod:`five_towers_env.evaluation.match` for the conventions).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from five_towers_env.core.game import DEFAULT_GAME, get_game
 from five_towers_env.evaluation.report import fmt_ci, text_table, write_csv, write_json, write_text
@@ -45,10 +46,11 @@ def summarize(labels: Sequence[str], records: Sequence[dict[str, Any]]) -> list[
     inflation of ``win_rate`` from that clustering)."""
     k = len(labels)
     num_players = max((len(r["lineup"]) for r in records), default=0)
-    acc = [{"games": 0, "wins": 0.0, "strict_wins": 0, "shared_wins": 0, "score": 0.0, "score_sq": 0.0,
-            "margin": 0.0, "moves": 0, "seconds": 0.0, "seat_games": [0] * num_players,
-            "seat_wins": [0.0] * num_players, "shares": [], "strict": [], "clusters": []}
-           for _ in range(k)]
+    acc: list[dict[str, Any]] = [
+        {"games": 0, "wins": 0.0, "strict_wins": 0, "shared_wins": 0, "score": 0.0, "score_sq": 0.0,
+         "margin": 0.0, "moves": 0, "seconds": 0.0, "seat_games": [0] * num_players,
+         "seat_wins": [0.0] * num_players, "shares": [], "strict": [], "clusters": []}
+        for _ in range(k)]
     for i, r in enumerate(records):
         cluster = deal_cluster(r, i)
         for a in set(r["lineup"]):

@@ -32,10 +32,11 @@ import math
 import time
 import warnings
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from five_towers_env.core.game import DEFAULT_GAME, get_game
 from five_towers_env.evaluation.report import fmt_ci, markdown_table, text_table, write_csv, write_json, write_text

@@ -30,9 +30,9 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -87,7 +87,7 @@ class FiveTowersMultiAgentEnv(MultiAgentEnv):
             OBS_KEY: inner,
             MASK_KEY: gym.spaces.Box(0.0, 1.0, shape=(NUM_ACTIONS,), dtype=np.float32),
         })
-        self.observation_spaces = {a: space for a in self.possible_agents}
+        self.observation_spaces = dict.fromkeys(self.possible_agents, space)
         self.action_spaces = {a: gym.spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
 
     def _observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -112,7 +112,7 @@ class FiveTowersMultiAgentEnv(MultiAgentEnv):
             scores, winners = aec.scores(), aec.winners()
             obs = {a: self._observe(a) for a in self.possible_agents}
             rewards = {a: float(aec.rewards[a]) for a in self.possible_agents}
-            terminateds = {a: True for a in self.possible_agents}
+            terminateds = dict.fromkeys(self.possible_agents, True)
             terminateds["__all__"] = True
             infos = {a: {"score": scores[i], "win_share": (1.0 / len(winners)) if i in winners else 0.0}
                      for i, a in enumerate(self.possible_agents)}
@@ -294,7 +294,8 @@ def selfplay_ppo_config(*, num_players: int = 2, variant: str = "base", reward: 
         raise ValueError("random_weight must be in [0, 1] (and 1 when there are no snapshots)")
     model_config = DefaultModelConfig(fcnet_hiddens=list(hiddens), fcnet_activation="relu", vf_share_layers=False)
     learner_spec = RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config=model_config)
-    specs = {LEARNER: learner_spec, RANDOM: RLModuleSpec(module_class=MaskedRandomRLModule, model_config={"seed": seed})}
+    random_spec = RLModuleSpec(module_class=MaskedRandomRLModule, model_config={"seed": seed})
+    specs = {LEARNER: learner_spec, RANDOM: random_spec}
     specs.update({s: RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config=model_config) for s in snaps})
     config = (
         PPOConfig()

@@ -13,4 +13,5 @@ from five_towers_env.training.config import (
     load_config,
 )
 
-__all__ = ["ConfigError", "ImitationSettings", "PoolSettings", "PPOSettings", "TrainConfig", "config_from_dict", "load_config"]
+__all__ = ["ConfigError", "ImitationSettings", "PoolSettings", "PPOSettings", "TrainConfig", "config_from_dict",
+           "load_config"]

@@ -16,8 +16,9 @@ import argparse
 import csv
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from five_towers_env.agents.policy import export_policy
 from five_towers_env.training.selfplay import evaluation_table, plot_learning_curve, resume_config
@@ -50,8 +51,8 @@ def _curve_row(timesteps: int, table: list[dict[str, Any]]) -> dict[str, Any]:
 
 def checkpoint_curve(run_dir: str | Path, opponents: list[str], games: int = 1000, seed: int = 0,
                      workers: int | None = 1, progress: bool = False) -> list[dict[str, Any]]:
-    """Evaluate each checkpoint of ``run_dir`` against ``opponents`` (agents of the run's game) over ``games`` seeded games
-    (see :func:`~five_towers_env.training.selfplay.evaluation_table`); write the CSV and PNG into
+    """Evaluate each checkpoint of ``run_dir`` against ``opponents`` (agents of the run's game) over ``games``
+    seeded games (see :func:`~five_towers_env.training.selfplay.evaluation_table`); write the CSV and PNG into
     the run folder and return the rows (one per checkpoint)."""
     from sb3_contrib import MaskablePPO
 

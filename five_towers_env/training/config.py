@@ -95,7 +95,8 @@ class PoolSettings:
 
 @dataclass
 class ImitationSettings:
-    """Optional warm start: behaviour cloning of a teacher agent before PPO (see ``five_towers_env/training/imitation.py``)."""
+    """Optional warm start: behaviour cloning of a teacher agent before PPO (see
+    ``five_towers_env/training/imitation.py``)."""
 
     games: int = 0
     """Games of teacher play to imitate before self-play starts; 0 starts PPO from scratch."""
@@ -273,7 +274,8 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     except ValueError as e:
         raise ConfigError(f"game {game.name}: {e}") from None
     known = baselines(game.name)
-    _require(bool(cfg.name) and "/" not in cfg.name and cfg.name not in (".", ".."), f"name: must be a plain folder name, got {cfg.name!r}")
+    _require(bool(cfg.name) and "/" not in cfg.name and cfg.name not in (".", ".."),
+             f"name: must be a plain folder name, got {cfg.name!r}")
     for key in ("total_timesteps", "n_envs", "eval_every", "eval_games", "checkpoint_every", "torch_threads"):
         _require(getattr(cfg, key) >= 1, f"{key}: must be >= 1, got {getattr(cfg, key)}")
     _require(cfg.final_eval_games >= 0, f"final_eval_games: must be >= 0, got {cfg.final_eval_games}")
@@ -288,7 +290,8 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     _require(0 < p.gamma <= 1 and 0 <= p.gae_lambda <= 1, "ppo.gamma must be in (0, 1] and ppo.gae_lambda in [0, 1]")
     _require(p.clip_range > 0 and p.ent_coef >= 0 and p.vf_coef >= 0 and p.max_grad_norm > 0,
              "ppo.clip_range and ppo.max_grad_norm must be > 0, ppo.ent_coef and ppo.vf_coef >= 0")
-    _require(bool(p.net_arch) and all(h >= 1 for h in p.net_arch), f"ppo.net_arch: positive layer sizes, got {p.net_arch}")
+    _require(bool(p.net_arch) and all(h >= 1 for h in p.net_arch),
+             f"ppo.net_arch: positive layer sizes, got {p.net_arch}")
     _require(p.activation in ("tanh", "relu"), f"ppo.activation: tanh or relu, got {p.activation!r}")
     _require(p.architecture in ARCHITECTURES, f"ppo.architecture: mlp or typed, got {p.architecture!r}")
     _require(game.name in ARCHITECTURES[p.architecture],
@@ -310,7 +313,8 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     _require(m.games >= 0, f"imitation.games: must be >= 0, got {m.games}")
     _require(m.teacher in known, f"imitation.teacher: unknown agent {m.teacher!r}; known: {', '.join(known)}")
     _require(m.epochs >= 1 and m.batch_size >= 1, "imitation.epochs and imitation.batch_size must be >= 1")
-    _require(m.learning_rate > 0 and m.value_coef >= 0, "imitation.learning_rate must be > 0, imitation.value_coef >= 0")
+    _require(m.learning_rate > 0 and m.value_coef >= 0,
+             "imitation.learning_rate must be > 0, imitation.value_coef >= 0")
     return cfg
 
 
@@ -420,7 +424,8 @@ def settings_table() -> str:
         for f in dataclasses.fields(cls):
             if not (cls is TrainConfig and f.name in _SECTIONS):
                 value = getattr(defaults, f.name)
-                rows.append(f"| `{prefix}{f.name}` | `{value!r}` | {docs[f.name].replace('``', '`').replace('|', '/')} |")
+                doc = docs[f.name].replace("``", "`").replace("|", "/")
+                rows.append(f"| `{prefix}{f.name}` | `{value!r}` | {doc} |")
     return "\n".join(rows)
 
 

@@ -9,8 +9,9 @@ with that game's registry, and a snapshot policy of another game is refused when
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 

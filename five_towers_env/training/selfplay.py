@@ -5,7 +5,8 @@
 
 The learner plays a random seat of :class:`~five_towers_env.wrappers.SingleAgentGymEnv` for the
 config's ``game`` (5 Towers or Campanile) against opponents drawn each game from an
-:class:`~.pool.OpponentPool` (that game's baselines plus frozen snapshots of itself). The run alternates PPO training with evaluations:
+:class:`~.pool.OpponentPool` (that game's baselines plus frozen snapshots of itself). The run alternates PPO
+training with evaluations:
 
 1. train ``eval_every`` timesteps;
 2. evaluate the current policy against each baseline of ``eval_opponents`` (``eval_games``
@@ -452,6 +453,6 @@ def final_evaluation(policy: str | Path, cfg: TrainConfig, games: int, workers: 
     table = format_evaluation_table(rows)
     write_text(cfg.run_dir / FINAL_EVAL_MD, f"{head}\n\n```\n{table}\n```\n\n{WIN_CONVENTION}\n")
     write_json(cfg.run_dir / FINAL_EVAL_JSON,
-               {"policy": str(policy), "game": cfg.game, "num_players": cfg.num_players, "variant": cfg.variant, "games": games,
-                "seed": cfg.seed, "paired": True, "win_convention": WIN_CONVENTION, "rows": rows})
+               {"policy": str(policy), "game": cfg.game, "num_players": cfg.num_players, "variant": cfg.variant,
+                "games": games, "seed": cfg.seed, "paired": True, "win_convention": WIN_CONVENTION, "rows": rows})
     return f"{head}\n{table}\n({WIN_CONVENTION})"

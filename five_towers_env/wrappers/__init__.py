@@ -22,7 +22,7 @@ from five_towers_env.wrappers.dict_obs import (
 from five_towers_env.wrappers.single_agent import CampanileGymEnv, FiveTowersGymEnv, SingleAgentGymEnv, make_env
 
 __all__ = [
-    "FiveTowersGymEnv", "CampanileGymEnv", "SingleAgentGymEnv", "make_env", "DictObservationWrapper", "dict_env", "dict_layout_table",
-    "dict_observation_space", "encode_dict", "split_flat", "register_gymnasium", "GYM_ENV_ID",
+    "FiveTowersGymEnv", "CampanileGymEnv", "SingleAgentGymEnv", "make_env", "DictObservationWrapper", "dict_env",
+    "dict_layout_table", "dict_observation_space", "encode_dict", "split_flat", "register_gymnasium", "GYM_ENV_ID",
     "CAMPANILE_GYMNASIUM_ID",
 ]

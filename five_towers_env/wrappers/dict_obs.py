@@ -43,7 +43,7 @@ class DictObservationWrapper(BaseWrapper):
 
     @property
     def observation_spaces(self) -> dict[str, spaces.Space]:
-        return {a: self._space for a in self.env.possible_agents}
+        return dict.fromkeys(self.env.possible_agents, self._space)
 
     def observation_space(self, agent: str) -> spaces.Space:
         """The same :func:`dict_observation_space` object for every agent."""

@@ -33,7 +33,8 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any, Callable, Sequence, Union
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -44,7 +45,7 @@ from five_towers_env.core.agent import Agent
 from five_towers_env.core.errors import IllegalActionError  # the one illegal-action error of both games
 from five_towers_env.core.game import Game, get_game, load
 
-OpponentSpec = Union[str, Agent]
+OpponentSpec = str | Agent
 OpponentSampler = Callable[[np.random.Generator], Sequence[OpponentSpec]]
 OBSERVATIONS = ("flat", "dict")
 ILLEGAL_ACTIONS = ("raise", "penalize")
@@ -182,10 +183,11 @@ class SingleAgentGymEnv(gymnasium.Env):
     def _build(self, spec: OpponentSpec, seed: int) -> Agent:
         if isinstance(spec, str):
             return make_agent_from_text(spec, seed=seed, game=self.game_name)  # "name" or "name:key=value,..."
-        if callable(getattr(spec, "seed", None)):
-            spec.seed(seed)
-        elif isinstance(getattr(spec, "rng", None), np.random.Generator):
-            spec.rng = np.random.default_rng(seed)
+        agent: Any = spec  # re-seeded through its seed() method, else its rng, if it has either
+        if callable(getattr(agent, "seed", None)):
+            agent.seed(seed)
+        elif isinstance(getattr(agent, "rng", None), np.random.Generator):
+            agent.rng = np.random.default_rng(seed)
         return spec
 
     # -- gymnasium API --------------------------------------------------------------------
@@ -200,6 +202,7 @@ class SingleAgentGymEnv(gymnasium.Env):
         n = self.num_players
         self.learner_seat = self.fixed_learner_seat if self.fixed_learner_seat is not None else int(rng.integers(n))
         specs = self._check_specs(self._opponent_sampler(rng)) if self._opponent_sampler else self._opponent_specs
+        assert specs is not None  # __init__ sets the opponents or their sampler
         seeds = rng.integers(2**63, size=n).tolist()
         self.opponents = [self._build(spec, s) for spec, s in zip(specs, seeds)]
         self._aec.reset(seed=seeds[-1], options=options)  # rejects a position of another setup
@@ -227,8 +230,8 @@ class SingleAgentGymEnv(gymnasium.Env):
             name = self._aec.action_name(a) if 0 <= a < self.num_actions else "out of range"
             legal = ", ".join(self._aec.action_name(x) for x in game.legal_actions())
             raise IllegalActionError(
-                f"illegal action {a if a >= 0 else repr(action)} ({name}) for the learner (seat {self.learner_seat}) in phase "
-                f"{game.phase_name}; legal: {legal}. Use action_masks() or info['action_mask'] "
+                f"illegal action {a if a >= 0 else repr(action)} ({name}) for the learner (seat {self.learner_seat}) "
+                f"in phase {game.phase_name}; legal: {legal}. Use action_masks() or info['action_mask'] "
                 "(or illegal_action='penalize').")
         self._aec.step(a)
         self._play_opponents()
@@ -296,7 +299,7 @@ class SingleAgentGymEnv(gymnasium.Env):
         return [self._aec.action_name(int(a)) for a in np.flatnonzero(self.action_masks())]
 
     @property
-    def game(self):
+    def game(self) -> Any:
         """The engine state (``GameState`` / ``CampanileState``; it holds the hidden cards: for
         debugging, not for the learner)."""
         return self._aec.game

@@ -27,7 +27,7 @@ RENDER_MODES = (None, "human", "ansi", "rgb_array")
 RESET_OPTIONS = ("position",)
 
 
-class raw_env(GameEnv):  # noqa: N801 - PettingZoo naming convention
+class raw_env(GameEnv):
     """Campanile as a PettingZoo AEC environment.
 
     Args:

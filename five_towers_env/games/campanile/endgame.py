@@ -7,7 +7,7 @@ check both read it; scores come from the rules' ``score_backed``.
 """
 from __future__ import annotations
 
-from typing import Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 from five_towers_env.games.campanile.rules import NUM_PILES, NUM_TOWERS, flag_order, ranked_backers, score_backed
 from five_towers_env.games.campanile.state import CampanileState

@@ -6,7 +6,7 @@ seat must not see.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from five_towers_env.games.campanile.rules import CHIP_VALUES, FLAGS, TOWERS
 from five_towers_env.games.campanile.state import CampanileState

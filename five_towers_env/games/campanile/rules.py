@@ -5,8 +5,8 @@ the index of the tower it can be played on (cards of one style are interchangeab
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Sequence
 
 TOWERS = "ABCDE"
 NUM_TOWERS = 5

@@ -9,8 +9,8 @@ catch one type for both games) for an action that is not legal, and then changes
 from __future__ import annotations
 
 import operator
+from collections.abc import Sequence
 from enum import IntEnum
-from typing import Sequence
 
 import numpy as np
 
@@ -130,7 +130,7 @@ class CampanileState:
 
     @classmethod
     def new_game(cls, num_players: int = 2, variant: str = "pile", rng: np.random.Generator | None = None,
-                 bet_chip: str = "at_least") -> "CampanileState":
+                 bet_chip: str = "at_least") -> CampanileState:
         """SPEC C2: a fresh game, the cards shuffled with ``rng``; seat 0 is on move."""
         check_setup(num_players, variant, bet_chip)
         n = int(num_players)
@@ -144,7 +144,7 @@ class CampanileState:
         assert len(leftover) == leftover_count(n)
         return cls(n, variant, rng, hands=hands, piles=piles, bet_chip=bet_chip, leftover=leftover)
 
-    def clone(self, rng: np.random.Generator | None = None) -> "CampanileState":
+    def clone(self, rng: np.random.Generator | None = None) -> CampanileState:
         """An independent copy. ``rng`` replaces the copy's generator; by default the copy shares
         this one, which is safe because the engine draws nothing after setup."""
         new = object.__new__(CampanileState)
@@ -340,7 +340,7 @@ class CampanileState:
 
     # -- hidden information -------------------------------------------------------------
 
-    def determinize(self, observer: int, rng: np.random.Generator) -> "CampanileState":
+    def determinize(self, observer: int, rng: np.random.Generator) -> CampanileState:
         """A copy in which every card hidden from ``observer`` (SPEC C5) is dealt again at random.
 
         The public multiset is kept: pile sizes, face-up cards, leftovers' count, each other

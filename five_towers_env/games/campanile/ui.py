@@ -12,8 +12,9 @@ therefore shows no known hand cards, which is why the drawing shows each hand's 
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from html import escape
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 

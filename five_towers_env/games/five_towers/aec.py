@@ -22,7 +22,7 @@ RENDER_MODES = (None, "human", "ansi", "rgb_array")
 RESET_OPTIONS = ("position", "start_player")
 
 
-class raw_env(GameEnv):  # noqa: N801 - PettingZoo naming convention
+class raw_env(GameEnv):
     """5 Towers as a PettingZoo AEC environment.
 
     Args:

@@ -10,7 +10,8 @@ search the builder's decisions walk :func:`moves`: the transitions exist once.
 """
 from __future__ import annotations
 
-from typing import NamedTuple, Sequence
+from collections.abc import Sequence
+from typing import NamedTuple
 
 from five_towers_env.games.five_towers import actions as A
 from five_towers_env.games.five_towers.cards import CARD_NAMES, NUM_VALUES, SAND, SCRAP, TREE
@@ -177,4 +178,5 @@ def start(towers: tuple, pile: tuple, display: tuple, need: int) -> Round:
     return Round(TAKE, towers, pile, (), display, need, False, END_NONE)
 
 
-__all__ = ["Round", "step", "run", "run_fields", "moves", "round_ok", "start", "TAKE", "TEARDOWN", "BUILD", "RECOVER", "DONE"]
+__all__ = ["Round", "step", "run", "run_fields", "moves", "round_ok", "start", "TAKE", "TEARDOWN", "BUILD", "RECOVER",
+           "DONE"]

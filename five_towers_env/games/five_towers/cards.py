@@ -6,7 +6,7 @@ multisets of ids.
 """
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 TYPES: tuple[str, ...] = ("candy", "scary", "tree", "scrap", "sand")
 CANDY, SCARY, TREE, SCRAP, SAND = range(5)
@@ -34,7 +34,8 @@ def card_name(card: int) -> str:
 def parse_card(name: object) -> int:
     """Parse a SPEC card name such as ``sand-0`` into a card id; raise ``ValueError`` if malformed."""
     if not isinstance(name, str) or name not in _NAME_TO_ID:
-        raise ValueError(f"malformed card name {name!r}: expected TYPE-VALUE with TYPE in {', '.join(TYPES)} and VALUE 0..15")
+        raise ValueError(f"malformed card name {name!r}: expected TYPE-VALUE with TYPE in {', '.join(TYPES)} "
+                         "and VALUE 0..15")
     return _NAME_TO_ID[name]
 
 

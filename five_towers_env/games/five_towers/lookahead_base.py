@@ -6,9 +6,9 @@ splits into independent per-type chain problems (fast, tiny caches).
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from functools import cache
 from itertools import combinations
-from typing import Callable, Iterator
 
 from five_towers_env.games.five_towers.cards import NUM_TYPES, NUM_VALUES, SAND, TREE, can_place
 
@@ -259,7 +259,7 @@ def _base_final_hands(towers: Towers, pool: tuple, size: int) -> tuple:
             count = len(values)
             parts.append((start, (1 << count) - 1, ok, ok_torn))
             start += count
-    out = {}
+    out: dict[tuple, None] = {}  # an ordered set
     for hand, picks in _masks_of_size(len(pool), size):
         bad = None
         for first, mask, ok, ok_torn in parts:

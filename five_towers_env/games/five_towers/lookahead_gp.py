@@ -336,7 +336,7 @@ def _combine(needs: tuple, scrap: int, scrap_hand: int) -> int:
     """Bit ``n`` set iff the types' choices add up to ``n`` display cards with the recovers they
     need covered: ``needs`` per non-scrap type (fewest recovers for each count of its display
     cards), ``scrap`` the counts of scrap display cards that fit, ``scrap_hand`` scrap cards in hand."""
-    spent = (0,)  # spent[k]: fewest recovers for k display cards over the types merged so far
+    spent = [0]  # spent[k]: fewest recovers for k display cards over the types merged so far
     for need in needs:
         merged = [INF] * (len(spent) + len(need) - 1)
         for i, a in enumerate(spent):

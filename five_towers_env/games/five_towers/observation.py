@@ -32,7 +32,8 @@ GLOBAL_PIECES: tuple[tuple[str, int, str], ...] = (
     ("discard", NUM_CARD_IDS, "counts of the discard pile"),
     ("unseen", NUM_CARD_IDS, "counts of the cards still in the draw deck (its multiset, never its order)"),
     ("deck", 2, "deck size / 110, deck already ran out once (0/1)"),
-    ("round", 6, "bid made (0/1), high bid, builder's bid, cards taken, tree cards paid (each / 25), took a tree card (0/1)"),
+    ("round", 6, "bid made (0/1), high bid, builder's bid, cards taken, tree cards paid (each / 25), "
+                 "took a tree card (0/1)"),
     ("teardown_choice", 7, "one-hot: not decided yet, no teardown, torn candy, scary, tree, scrap, sand"),
     ("sand_end", 3, "one-hot: this round's end of the builder's sand tower: not fixed, top, bottom"),
     ("recover_pending", 1, "1 while the builder faces a recover decision"),
@@ -232,7 +233,8 @@ def tower_block(tw: tuple) -> np.ndarray:
 _PHASE, _VARIANT, _NPLAYERS = _O["phase"], _O["variant"], _O["num_players"]
 _TO_ACT, _START, _BUILDER = _O["to_act"], _O["start_player"], _O["builder"]
 _DISPLAY, _HAND, _POOL = _O["display"], _O["hand"], _O["discard"]  # discard and unseen: one 160-count piece
-_DECK, _ROUND, _TORN, _SAND, _RECOVER = _O["deck"], _O["round"], _O["teardown_choice"], _O["sand_end"], _O["recover_pending"]
+_DECK, _ROUND, _TORN = _O["deck"], _O["round"], _O["teardown_choice"]
+_SAND, _RECOVER = _O["sand_end"], _O["recover_pending"]
 _POOL_END = _POOL + 2 * NUM_CARD_IDS
 assert _O["unseen"] == _POOL + NUM_CARD_IDS and _O["deck"] == _POOL_END
 assert _O["seat0.bid"] - _O["seat0.present"] == _BID_AT and _O["seat0.teardown"] - _O["seat0.present"] == _PILE_AT

@@ -1,7 +1,7 @@
 """Scoring at game end (SPEC §4, Great Powers pairs §5)."""
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from five_towers_env.games.five_towers.cards import CANDY, NUM_VALUES, SCARY
 

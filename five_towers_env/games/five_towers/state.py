@@ -7,9 +7,9 @@ raises :class:`IllegalActionError` for an action that is not legal and then chan
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from enum import IntEnum
-from functools import lru_cache
-from typing import Sequence
+from functools import cache
 
 import numpy as np
 
@@ -74,7 +74,8 @@ _TRIM_EVERY = 32
 
 def check_setup(num_players: object, variant: object) -> None:
     """Raise ``ValueError`` with a clear message for an unsupported player count or variant."""
-    if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
+    if (isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer))
+            or not MIN_PLAYERS <= num_players <= MAX_PLAYERS):
         raise ValueError(f"num_players must be an integer from {MIN_PLAYERS} to {MAX_PLAYERS}, got {num_players!r}")
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {', '.join(map(repr, VARIANTS))}, got {variant!r}")
@@ -120,7 +121,7 @@ class GameState:
 
     @classmethod
     def new_game(cls, num_players: int = 2, variant: str = "base", rng: np.random.Generator | None = None,
-                 start_player: int = 0) -> "GameState":
+                 start_player: int = 0) -> GameState:
         """A fresh game: the card set shuffled with ``rng``, the first display revealed."""
         check_setup(num_players, variant)
         if isinstance(start_player, bool) or not isinstance(start_player, (int, np.integer)) \
@@ -133,7 +134,7 @@ class GameState:
         return cls(num_players, variant, rng, deck=deck, discard=[], display=display,
                    towers=[empty] * num_players, piles=[()] * num_players, start_player=start_player)
 
-    def clone(self, rng: np.random.Generator | None = None) -> "GameState":
+    def clone(self, rng: np.random.Generator | None = None) -> GameState:
         """An independent copy; ``rng`` replaces the copy's generator (default: a copy of this one)."""
         new = copy.copy(self)
         new.deck = list(self.deck)
@@ -225,7 +226,7 @@ class GameState:
                 i += self._apply_builder_moves(actions[i:] if i else actions)
         self._legal = None
 
-    def redeal(self, unseen: list[int], rng: np.random.Generator) -> "GameState":
+    def redeal(self, unseen: list[int], rng: np.random.Generator) -> GameState:
         """A copy of this round-start state (bidding not begun) with the display and the deck dealt
         again from ``unseen`` (its last cards become the display, the rest the deck, top last) and
         ``rng`` for the reshuffle: a determinisation for search, when ``unseen`` is a shuffle of
@@ -440,7 +441,7 @@ class GameState:
         return {TYPES[t]: list(tw) for t, tw in enumerate(self.towers[player]) if tw}
 
 
-@lru_cache(maxsize=None)
+@cache
 def _card_array(num_players: int) -> np.ndarray:
     # the card set as the int64 array ``permutation`` would make of the list (the same shuffle)
     cards = np.array(card_set(num_players), dtype=np.int64)

@@ -23,8 +23,8 @@ frames of a replay do not jump.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from html import escape
-from typing import Sequence
 
 from five_towers_env.games.five_towers.cards import NUM_TYPES, NUM_VALUES, TYPES
 from five_towers_env.games.five_towers.lookahead import END_BOTTOM, END_TOP
@@ -179,7 +179,8 @@ def render_svg(state: GameState, labels: Sequence[str] | None = None) -> str:
         out.append("</g><g>")
         base = top + PANEL_HEAD + TOWERS_H
         for t in range(NUM_TYPES):
-            out.append(f'<text x="{px + 8 + t * COL_PITCH + CELL_W / 2:g}" y="{base + 12}" class="v l">{TYPES[t]}</text>')
+            label_x = px + 8 + t * COL_PITCH + CELL_W / 2
+            out.append(f'<text x="{label_x:g}" y="{base + 12}" class="v l">{TYPES[t]}</text>')
         for t, tower in enumerate(state.towers[p]):
             out.append("</g><g>")
             cx = px + 8 + t * COL_PITCH
@@ -190,7 +191,8 @@ def render_svg(state: GameState, labels: Sequence[str] | None = None) -> str:
                 cy = round(base - (k + 1) * pitch, 1)
                 cls = f"k{t} top" if topped else f"k{t}"
                 out.append(f'<rect x="{cx}" y="{cy:g}" width="{CELL_W}" height="{h:g}" rx="2" class="{cls}"/>'
-                           f'<text x="{cx + CELL_W / 2:g}" y="{round(cy + h / 2 + 4, 1):g}" class="v c i{t}">{v}</text>')
+                           f'<text x="{cx + CELL_W / 2:g}" y="{round(cy + h / 2 + 4, 1):g}" '
+                           f'class="v c i{t}">{v}</text>')
             if topped:
                 out.append(f'<text x="{cx + CELL_W / 2:g}" y="{round(base - len(tower) * pitch - 4, 1):g}" '
                            f'class="v c" style="fill:{GOLD}">x2<title>topped: its top card is a 0, '

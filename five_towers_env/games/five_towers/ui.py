@@ -96,7 +96,8 @@ def check_continuation(reached: GameState, position: dict[str, Any]) -> str | No
     mine = save_position(reached)
     for key in ("players", "start_player"):
         if mine.get(key) != position.get(key, [] if key == "players" else 0):
-            return f"the moves lead to {key} {mine.get(key)!r}, but the record's next position has {position.get(key)!r}"
+            return (f"the moves lead to {key} {mine.get(key)!r}, but the record's next position has "
+                    f"{position.get(key)!r}")
     return None
 
 

@@ -1,4 +1,5 @@
-"""The Campanile agents (five_towers_env.games.campanile.agents): legality, determinism, hidden information, strength."""
+"""The Campanile agents (five_towers_env.games.campanile.agents): legality, determinism, hidden information,
+strength."""
 from __future__ import annotations
 
 import inspect

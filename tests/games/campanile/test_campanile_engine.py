@@ -10,12 +10,25 @@ import sys
 import numpy as np
 import pytest
 
-from five_towers_env.games.campanile import actions as A
 from five_towers_env.games.campanile import (
-    CampanileState, IllegalActionError, PositionError, load_position, save_position, score_towers,
+    CampanileState,
+    IllegalActionError,
+    PositionError,
+    load_position,
+    save_position,
+    score_towers,
 )
+from five_towers_env.games.campanile import actions as A
 from five_towers_env.games.campanile.rules import (
-    CHIPS, NUM_TOWERS, TOWERS, backers, cards_per_style, flag_order, leftover_count, pile_size, ranked_backers,
+    CHIPS,
+    NUM_TOWERS,
+    TOWERS,
+    backers,
+    cards_per_style,
+    flag_order,
+    leftover_count,
+    pile_size,
+    ranked_backers,
 )
 from five_towers_env.games.five_towers import IllegalActionError as FiveTowersIllegal
 from five_towers_env.games.five_towers import PositionError as FiveTowersPositionError

@@ -14,8 +14,8 @@ from pettingzoo.test import api_test
 
 import five_towers_env
 from five_towers_env.games import campanile
-from five_towers_env.games.campanile import actions as A
 from five_towers_env.games.campanile import CampanileState, IllegalActionError, PositionError, encode
+from five_towers_env.games.campanile import actions as A
 from five_towers_env.games.campanile.observation import OBS_SIZE, describe, layout_table
 from five_towers_env.games.campanile.render import render_text
 
@@ -67,7 +67,7 @@ def test_spaces_are_stable_objects():
 
 def play(e, rng: random.Random, check=None, max_steps: int = 1000):
     """Random legal play through agent_iter; the rewards summed per agent and each final info."""
-    total = {a: 0.0 for a in e.possible_agents}
+    total = dict.fromkeys(e.possible_agents, 0.0)
     final_infos = {}
     steps = 0
     for agent in e.agent_iter(max_steps):
@@ -273,7 +273,7 @@ def test_render_rgb_array_one_shape_per_game_and_public_only(num_players):
     e.reset(seed=3)
     rng = np.random.default_rng(0)
     frames = []
-    for agent in e.agent_iter():
+    for _agent in e.agent_iter():
         obs, _, term, trunc, _ = e.last()
         frames.append(e.render())
         if not (term or trunc):  # the picture hides what no seat may see (SPEC C5)
@@ -460,7 +460,7 @@ def test_end_pieces_in_the_bet_phase_and_for_an_observer_not_on_move():
     got = _end_pieces(pos, 0)
     B, D, E = 1, 3, 4
     legal = [A.NO_BET] + [A.bet_action(v, t) for t in (B, D, E) for v in (1, 2, 3)]
-    assert got["ends_game"] == {a: 1.0 for a in legal}
+    assert got["ends_game"] == dict.fromkeys(legal, 1.0)
     assert got["end_share"] == {A.bet_action(v, D): 0.5 for v in (1, 2, 3)}  # only a chip on D ties
     assert got["gives_end"] == {}
     for position in (_END_POSITION, pos):

@@ -1,8 +1,8 @@
 """Strength regression of the shipped Campanile policy (``ppo`` with ``game="campanile"``).
 
 The shipped policy scores about 0.99 against ``random``, 0.88 against ``greedy`` and 0.57 against
-the ``heuristic`` (README, 1,000 games each); the thresholds below leave margins. So that the test is seen to discriminate,
-the same games are played by ``random`` in the policy's place, which must stay far below.
+the ``heuristic`` (README, 1,000 games each); the thresholds below leave margins. So that the test is seen to
+discriminate, the same games are played by ``random`` in the policy's place, which must stay far below.
 Every game is seeded, so the rates are the same on every run.
 """
 from __future__ import annotations

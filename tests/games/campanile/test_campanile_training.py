@@ -236,11 +236,12 @@ def test_policy_plays_campanile_games(smoke_run):
 
 
 def test_exported_policy_matches_the_sb3_policy(smoke_run):
-    from agent_checks import check_export_matches_sb3
     from sb3_contrib import MaskablePPO
 
     from five_towers_env.agents.policy import PolicyAgent
     from five_towers_env.training.checkpoint_curve import run_checkpoints
+
+    from agent_checks import check_export_matches_sb3
 
     cfg, _, policy, _ = smoke_run
     ckpt = run_checkpoints(cfg.run_dir)[-1][1]

@@ -8,16 +8,16 @@ import random
 import numpy as np
 import pytest
 
-from agent_checks import LegalityChecker
-from rules_case_runner import OFFERED_VARIANTS, case_files, case_game
-
 from five_towers_env.agents import agent_info, make_agent
+from five_towers_env.games.five_towers import actions as A
+from five_towers_env.games.five_towers import raw_env
 from five_towers_env.games.five_towers.agents.greedy import GreedyAgent
 from five_towers_env.games.five_towers.agents.heuristic import HeuristicAgent
-from five_towers_env.games.five_towers import actions as A
 from five_towers_env.games.five_towers.state import GameState, Phase
-from five_towers_env.games.five_towers import raw_env
 from five_towers_env.play import play_game
+
+from agent_checks import LegalityChecker
+from rules_case_runner import OFFERED_VARIANTS, case_files, case_game
 
 AGENT_NAMES = ("random", "greedy", "heuristic")
 VARIANTS = ("base", "great_powers")
@@ -163,7 +163,8 @@ def _case_positions():
         # as the rules-case runner: cases of a variant this package does not offer are left out
         if case_game(case) != "five_towers":  # Campanile cases have their own agents' tests
             continue
-        if not case.get("rejected") and "position" in case and case["position"].get("variant", "base") in OFFERED_VARIANTS:
+        offered = "position" in case and case["position"].get("variant", "base") in OFFERED_VARIANTS
+        if not case.get("rejected") and offered:
             out.append((path.name, case["position"]))
     return out
 
@@ -175,7 +176,7 @@ def test_agents_finish_a_round_from_every_rules_case_position():
     # rules-case positions reach the corners: tree payment, stop, sand bottom, recover chains, ...
     assert CASE_POSITIONS
     for name in ("greedy", "heuristic"):
-        for i, (case, pos) in enumerate(CASE_POSITIONS):
+        for i, (_case, pos) in enumerate(CASE_POSITIONS):
             env = raw_env(num_players=pos["num_players"], variant=pos.get("variant", "base"), explicit=True)
             env.reset(seed=i, options={"position": pos})
             agents = [LegalityChecker(make_agent(name, seed=i)) for _ in range(env.num_players)]

@@ -9,7 +9,15 @@ import pytest
 
 from five_towers_env.games.five_towers import actions as A
 from five_towers_env.games.five_towers.cards import (
-    CARD_NAMES, DOUBLED_VALUES, TYPES, can_place, card_id, card_name, card_set, card_set_counts, parse_card,
+    CARD_NAMES,
+    DOUBLED_VALUES,
+    TYPES,
+    can_place,
+    card_id,
+    card_name,
+    card_set,
+    card_set_counts,
+    parse_card,
 )
 
 SPEC_TYPES = ("candy", "scary", "tree", "scrap", "sand")

@@ -12,10 +12,10 @@ import pytest
 from pettingzoo.test import api_test
 
 import five_towers_env
-from five_towers_env.games.five_towers import IllegalActionError, PositionError
+from five_towers_env.games.five_towers import OBS_SIZE, IllegalActionError, PositionError, layout_table, pieces, raw_env
 from five_towers_env.games.five_towers import actions as A
+from five_towers_env.games.five_towers import env as make_env
 from five_towers_env.games.five_towers.cards import CARD_NAMES, TYPES
-from five_towers_env.games.five_towers import OBS_SIZE, env as make_env, layout_table, pieces, raw_env
 
 # PettingZoo's api_test checks a nested Dict observation from 1.24.4 on (before, it reads obs["observation"].dtype)
 OLD_API_TEST = tuple(int(p) for p in re.findall(r"\d+", pettingzoo.__version__)[:3]) < (1, 24, 4)
@@ -68,7 +68,7 @@ def test_spaces_are_stable_objects():
 def play(e, rng: random.Random, check=None, max_steps: int = 20_000) -> dict:
     """Play random legal actions through agent_iter; return the rewards summed per agent and the
     info each agent saw when it was done."""
-    total = {a: 0.0 for a in e.possible_agents}
+    total = dict.fromkeys(e.possible_agents, 0.0)
     final_infos = {}
     steps = 0
     for agent in e.agent_iter(max_steps):

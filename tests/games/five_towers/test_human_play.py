@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from five_towers_env.games.five_towers.agents.view import agent_info
 from five_towers_env.agents.human import HumanAgent, QuitGame
 from five_towers_env.agents.registry import make_agent
 from five_towers_env.games.five_towers import actions as A
+from five_towers_env.games.five_towers.agents.view import agent_info
 from five_towers_env.games.five_towers.position import load_position, save_position
 from five_towers_env.games.five_towers.state import GameState, Phase
 from five_towers_env.games.five_towers.ui import phase_help
@@ -90,7 +90,8 @@ def test_unique_start_of_a_name_and_ambiguous_ones():
     names = ["take candy-3", "take scary-11", "take sand-4"]
     agent = HumanAgent()
     assert agent.choose("take sc", names) == 1 and agent.choose("TAKE  SAND", names) == 2
-    assert agent.choose("take s", names) == "'take s' could be take scary-11, take sand-4: type more of it, or its number"
+    assert agent.choose("take s", names) == \
+        "'take s' could be take scary-11, take sand-4: type more of it, or its number"
     game = advance_to(new_game(3), Phase.TAKE)
     legal = game.legal_actions()
     assert len(legal) > 1

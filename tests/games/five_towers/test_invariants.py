@@ -12,8 +12,8 @@ import random
 import numpy as np
 import pytest
 
-from five_towers_env.games.five_towers import actions as A
 from five_towers_env.games.five_towers import GameState
+from five_towers_env.games.five_towers import actions as A
 from five_towers_env.games.five_towers.cards import card_set_counts
 from five_towers_env.games.five_towers.state import PASSED, Phase
 

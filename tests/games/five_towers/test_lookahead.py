@@ -21,10 +21,9 @@ import random
 import numpy as np
 import pytest
 
-from five_towers_env.games.five_towers import GameState, load_position, save_position
+from five_towers_env.games.five_towers import GameState, load_position, lookahead_base, lookahead_gp, save_position
 from five_towers_env.games.five_towers import actions as A
 from five_towers_env.games.five_towers import lookahead as L
-from five_towers_env.games.five_towers import lookahead_base, lookahead_gp
 from five_towers_env.games.five_towers.cards import can_place, card_set
 from five_towers_env.games.five_towers.state import Phase
 

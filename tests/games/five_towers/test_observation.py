@@ -16,9 +16,9 @@ from five_towers_env.games.five_towers import GameState
 from five_towers_env.games.five_towers.actions import MAX_BID
 from five_towers_env.games.five_towers.cards import NUM_VALUES, TYPES
 from five_towers_env.games.five_towers.lookahead import payable
+from five_towers_env.games.five_towers.observation import OBS_SIZE, OFFSETS, SeatCache, encode
 from five_towers_env.games.five_towers.scoring import pair_bonus, score_player
 from five_towers_env.games.five_towers.state import PASSED, PHASE_NAMES, Phase
-from five_towers_env.games.five_towers.observation import OBS_SIZE, OFFSETS, SeatCache, encode
 
 
 def reference(state: GameState, observer: int) -> np.ndarray:

@@ -53,4 +53,5 @@ def test_random_weight_policy_scores_clearly_below(tmp_path):
     # measured with these seeds: 0.150 (the shipped policy: 0.910 on the same games). Against random
     # this random-weight net scores 0.84 (seeds 0-4: 0.33-0.90), too close to 0.9 to tell the two
     # apart: greedy is the opponent that separates them.
-    assert rate < RANDOM_WEIGHTS_MAX_VS_GREEDY < THRESHOLDS["greedy"], f"random-weight policy: {rate:.3f} against greedy"
+    assert rate < RANDOM_WEIGHTS_MAX_VS_GREEDY < THRESHOLDS["greedy"], \
+        f"random-weight policy: {rate:.3f} against greedy"

@@ -9,10 +9,9 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from five_towers_env.games.five_towers import GameState, PositionError, load_position, save_position
+from five_towers_env.games.five_towers import GameState, PositionError, load_position, raw_env, save_position
 from five_towers_env.games.five_towers.cards import CARD_NAMES, card_set_counts
 from five_towers_env.games.five_towers.state import Phase
-from five_towers_env.games.five_towers import raw_env
 
 VARIANTS = ("base", "great_powers")
 PLAYERS = (2, 3, 4, 5)

@@ -14,12 +14,19 @@ from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test
 
 from five_towers_env.agents import RandomAgent
-from five_towers_env.games.five_towers.state import IllegalActionError
 from five_towers_env.games.five_towers import raw_env
 from five_towers_env.games.five_towers.observation import OBS_SIZE, OFFSETS, encode
+from five_towers_env.games.five_towers.state import IllegalActionError
 from five_towers_env.wrappers import (
-    GYM_ENV_ID, DictObservationWrapper, FiveTowersGymEnv, dict_env, dict_layout_table, dict_observation_space,
-    encode_dict, make_env, register_gymnasium,
+    GYM_ENV_ID,
+    DictObservationWrapper,
+    FiveTowersGymEnv,
+    dict_env,
+    dict_layout_table,
+    dict_observation_space,
+    encode_dict,
+    make_env,
+    register_gymnasium,
 )
 
 TO_ACT = OFFSETS["to_act"][0]

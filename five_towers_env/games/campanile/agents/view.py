@@ -47,7 +47,8 @@ def determinize(state: CampanileState, observer: int, rng: np.random.Generator) 
 
 
 def agent_info(state: CampanileState, seat: int) -> dict[str, Any]:
-    """The ``info`` dict an agent at ``seat`` receives (mirrors :func:`five_towers_env.games.five_towers.agents.view.agent_info`)."""
+    """The ``info`` dict an agent at ``seat`` receives (mirrors
+    :func:`five_towers_env.games.five_towers.agents.view.agent_info`)."""
     legal = list(state.legal_actions()) if seat == state.current_player and not state.done else []
     return {
         "game": "campanile",
