@@ -7,6 +7,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -148,8 +149,6 @@ def test_package_data_covers_every_data_file():
     """An installed wheel carries each file the package reads (policies, the replay page): every
     non-Python file in the package matches a ``[tool.setuptools.package-data]`` pattern."""
     tomllib = pytest.importorskip("tomllib")
-    from pathlib import Path
-
     root = Path(__file__).resolve().parents[1]
     patterns = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"][
         "package-data"]
@@ -158,3 +157,11 @@ def test_package_data_covers_every_data_file():
     data = {p for p in (root / "five_towers_env").rglob("*")
             if p.is_file() and p.suffix not in (".py", ".pyc") and "__pycache__" not in p.parts}
     assert data and data <= shipped, sorted(str(p.relative_to(root)) for p in data - shipped)
+
+
+def test_modules_are_at_most_500_lines():
+    """Every module of the package stays readable in one sitting: at most 500 lines."""
+    package = Path(__file__).resolve().parents[1] / "five_towers_env"
+    sizes = {str(p.relative_to(package)): len(p.read_text(encoding="utf-8").splitlines())
+             for p in package.rglob("*.py")}
+    assert not {name: n for name, n in sizes.items() if n > 500}
