@@ -51,9 +51,9 @@ def test_env_function_and_subpackage_do_not_clash():
     out = _run("""
         import five_towers_env
         import five_towers_env.games.five_towers.observation as O
-        e = five_towers_env.games.five_towers.aec(num_players=2)
+        e = five_towers_env.games.five_towers.env(num_players=2)
         e.reset(seed=0)
-        print(callable(five_towers_env.env), O.OBS_SIZE, type(e.unwrapped).__name__)
+        print(callable(five_towers_env.games.five_towers.env), O.OBS_SIZE, type(e.unwrapped).__name__)
     """)
     assert out == "True 2116 raw_env"
 
@@ -66,7 +66,7 @@ def test_ids_registered_in_either_import_order(order):
         gym = gymnasium.make("five_towers_env/FiveTowers-v0", opponents=["random"])
         obs, info = gym.reset(seed=0)
         aec = (pettingzoo.make("aec", "five_towers_env/FiveTowers-v0", num_players=3) if hasattr(pettingzoo, "make")
-               else five_towers_env.games.five_towers.aec(num_players=3))  # PettingZoo < 1.27 has no registry
+               else five_towers_env.games.five_towers.env(num_players=3))  # PettingZoo < 1.27 has no registry
         aec.reset(seed=0)
         print(obs.shape[0], len(aec.agents), aec.metadata["name"])
     """.replace("\n        ", "\n"))
@@ -87,7 +87,7 @@ def test_subpackages_are_attributes_of_the_package_loaded_on_first_use():
         import sys
         import five_towers_env
         before = "five_towers_env.games.campanile" in sys.modules
-        env = five_towers_env.games.campanile.aec(num_players=2)
+        env = five_towers_env.games.campanile.env(num_players=2)
         env.reset(seed=0)
         print(before, type(env.unwrapped).__name__, five_towers_env.games.five_towers.GameState.__name__)
         try:
