@@ -18,8 +18,8 @@ searcher. The rewards are aggregated at the root, per candidate; there is no tre
 
 A game supplies a :class:`SearchGame`: ``determinise(i)`` (what sample ``i`` shares),
 ``play(candidate, det)`` (the candidate's position in it), ``rollout(state, det)`` (on with the
-default policy, to the end or a horizon) and ``evaluate(state)`` (the searcher's reward, about
-[0, 1]). A candidate whose reward is known without sampling (a move that ends the game) is given
+default policy, to the end or a horizon) and ``evaluate(reached)`` (the searcher's reward of what
+the rollout reached, about [0, 1]). A candidate whose reward is known without sampling (a move that ends the game) is given
 as ``exact`` and never sampled. All randomness is the game's, so the same hooks give the same
 choice (unless the budget is in seconds).
 
@@ -51,11 +51,12 @@ class SearchGame(Protocol):
         ...
 
     def rollout(self, state: Any, det: Any) -> Any:
-        """``state`` played on by the game's default policy (to the end, or to a horizon)."""
+        """What ``state`` reaches when the game's default policy plays on (to the end or a horizon),
+        in the form :meth:`evaluate` takes."""
         ...
 
-    def evaluate(self, state: Any) -> float:
-        """The searcher's reward of a position a rollout reached (about [0, 1])."""
+    def evaluate(self, reached: Any) -> float:
+        """The searcher's reward of what a rollout reached (about [0, 1])."""
         ...
 
 
@@ -115,11 +116,12 @@ class _Tally:
     def sample(self, game: SearchGame, alive: Sequence[int], candidates: Sequence, i: int) -> int:
         """Play determinisation ``i`` for every live candidate that needs sampling; return the rollouts run."""
         det = game.determinise(i)
+        play, rollout, evaluate = game.play, game.rollout, game.evaluate  # bound once: this is the hot loop
+        exact, samples = self.exact, self.samples
         runs = 0
         for j in alive:
-            if self.exact[j] is None:
-                state = game.rollout(game.play(candidates[j], det), det)
-                self.samples[j].append(game.evaluate(state))
+            if exact[j] is None:
+                samples[j].append(evaluate(rollout(play(candidates[j], det), det)))
                 runs += 1
         return runs
 
@@ -178,7 +180,7 @@ def _eliminate(tally: _Tally, alive: list[int], n: int, z: float) -> list[int]:
         if j != best:
             diffs = [x - y for x, y in zip(top, tally.rewards(j, n), strict=True)]
             d = sum(diffs) / n
-            var = sum((x - d) ** 2 for x in diffs) / max(1, n - 1)
+            var = sum([(x - d) ** 2 for x in diffs]) / max(1, n - 1)
             if d + (tally.prior[best] - tally.prior[j]) > z * math.sqrt(var / n) + _RACE_SLACK:
                 continue
         keep.append(j)

@@ -20,7 +20,6 @@ from typing import Any
 import numpy as np
 
 from five_towers_env.games.five_towers import actions as A
-from five_towers_env.games.five_towers.agents.plans import game_left
 from five_towers_env.games.five_towers.agents.rollout import evaluate_towers, play_rounds, rollout_action
 from five_towers_env.games.five_towers.cards import NUM_VALUES
 from five_towers_env.games.five_towers.scoring import score_player
@@ -140,10 +139,9 @@ class Scoring:
             out.append((1.0 - mw) * win[p] + mw / (1.0 + math.exp(-(values[p] - other) / 10.0)))
         return out
 
-    def of(self, state: GameState, seat: int) -> float:
-        """``seat``'s reward of ``state``: exact at game end, else evaluated."""
-        over = state.phase == Phase.GAME_OVER
-        return self.rewards(state.towers, state.piles, state.gp, over, 0.0 if over else game_left(state))[seat]
+    def final(self, state: GameState, seat: int) -> float:
+        """``seat``'s reward of a finished game."""
+        return self.rewards(state.towers, state.piles, state.gp, True, 0.0)[seat]
 
 
 class _Deal:
@@ -153,13 +151,13 @@ class _Deal:
 
     def __init__(self, seed: tuple) -> None:
         self.seed = seed
-        self.perms: dict[int, np.ndarray] = {}
+        self.perms: dict[int, list[int]] = {}
 
-    def permutation(self, n: int) -> np.ndarray:
-        """The shuffle of ``n`` unseen cards."""
+    def permutation(self, n: int) -> list[int]:
+        """The shuffle of ``n`` unseen cards (a list: indexing with Python ints is faster than with numpy's)."""
         perm = self.perms.get(n)
         if perm is None:
-            perm = self.perms[n] = np.random.default_rng(self.seed).permutation(n)
+            perm = self.perms[n] = np.random.default_rng(self.seed).permutation(n).tolist()
         return perm
 
 
@@ -176,7 +174,7 @@ class FiveTowersSearch:
 
     def exact(self) -> list[float | None]:
         """The reward of each candidate that ends the game (``None`` for the others)."""
-        return [self.scoring.of(e, self.seat) if e.is_terminal() else None for e in self.ends]
+        return [self.scoring.final(e, self.seat) if e.is_terminal() else None for e in self.ends]
 
     def determinise(self, i: int) -> _Deal:
         """Determinisation ``i``."""
@@ -188,14 +186,16 @@ class FiveTowersSearch:
         n = len(pool)
         return self.ends[j].redeal([pool[x] for x in deal.permutation(n)], _Reshuffle(deal.seed, n))
 
-    def rollout(self, state: GameState, deal: _Deal) -> GameState:
-        """``rollout_rounds`` more whole rounds (``None``: to the end) by the default policy."""
-        play_rounds(state, self.beta, self.rollout_rounds)
-        return state
+    def rollout(self, state: GameState, deal: _Deal) -> tuple[GameState, bool, float]:
+        """``rollout_rounds`` more whole rounds (``None``: to the end) by the default policy; the position,
+        whether the game is over and the fraction of it left."""
+        over, left = play_rounds(state, self.beta, self.rollout_rounds)
+        return state, over, left
 
-    def evaluate(self, state: GameState) -> float:
-        """The searcher's reward."""
-        return self.scoring.of(state, self.seat)
+    def evaluate(self, reached: tuple[GameState, bool, float]) -> float:
+        """The searcher's reward of what :meth:`rollout` reached."""
+        s, over, left = reached
+        return self.scoring.rewards(s.towers, s.piles, s.gp, over, left)[self.seat]
 
 
 __all__ = ["tree_actions", "round_end", "round_ends", "Scoring", "FiveTowersSearch"]
