@@ -19,9 +19,9 @@ searcher. The rewards are aggregated at the root, per candidate; there is no tre
 A game supplies a :class:`SearchGame`: ``determinise(i)`` (what sample ``i`` shares),
 ``play(candidate, det)`` (the candidate's position in it), ``rollout(state, det)`` (on with the
 default policy, to the end or a horizon) and ``evaluate(reached)`` (the searcher's reward of what
-the rollout reached, about [0, 1]). A candidate whose reward is known without sampling (a move that ends the game) is given
-as ``exact`` and never sampled. All randomness is the game's, so the same hooks give the same
-choice (unless the budget is in seconds).
+the rollout reached, about [0, 1]). A candidate whose reward is known without sampling (a move
+that ends the game) is given as ``exact`` and never sampled. All randomness is the game's, so the
+same hooks give the same choice (unless the budget is in seconds).
 
 This module imports no game.
 """

@@ -169,8 +169,9 @@ class FiveTowersSearch:
                  scoring: Scoring) -> None:
         self.ends, self.seat, self.base = ends, seat, base
         self.beta, self.rollout_rounds, self.scoring = beta, rollout_rounds, scoring
-        # the cards a determinisation deals again: the revealed display is merged into the unseen multiset
-        self.pools = [None if e.is_terminal() else sorted(e.deck + list(e.display)) for e in ends]
+        # the cards a determinisation deals again: the revealed display is merged into the unseen
+        # multiset (none for a candidate that ends the game: it is scored exactly, never played)
+        self.pools: list[list[int]] = [[] if e.is_terminal() else sorted(e.deck + list(e.display)) for e in ends]
 
     def exact(self) -> list[float | None]:
         """The reward of each candidate that ends the game (``None`` for the others)."""
