@@ -264,7 +264,7 @@ def test_a_signal_saves_a_checkpoint_and_exits_without_a_traceback(tmp_path, sig
             os.killpg(proc.pid, signum)
         else:
             proc.send_signal(signum)
-        _, err = proc.communicate(timeout=60)
+        _, err = proc.communicate(timeout=180)  # a loaded CI machine is slow, not stuck
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
@@ -275,6 +275,30 @@ def test_a_signal_saves_a_checkpoint_and_exits_without_a_traceback(tmp_path, sig
     from five_towers_env.training.checkpoints import is_whole
 
     assert is_whole(Path(saved.group(1)))
+
+
+def test_ctrl_c_during_the_warm_start_exits_with_worker_processes(tmp_path):
+    """Ctrl-C before training proper (the imitation warm start), with environment workers running:
+    no checkpoint to save, and the exit must not wait forever for workers that ignore the signal."""
+    argv = [sys.executable, "-m", "five_towers_env.cli", "train", "--config", str(SMOKE), "--set",
+            *tiny_set(tmp_path, subproc=True, **{"imitation.games": 10**5})]
+    with open(tmp_path / "stderr.txt", "w") as errors:  # progress bars: a file never fills up as a pipe can
+        proc = subprocess.Popen(argv, cwd=REPO, stdout=subprocess.PIPE, stderr=errors, text=True,
+                                start_new_session=True)
+        try:
+            assert proc.stdout is not None
+            for line in proc.stdout:  # the warm start has begun, workers included
+                if line.startswith("imitation:"):
+                    break
+            time.sleep(1.0)
+            os.killpg(proc.pid, signal.SIGINT)
+            proc.communicate(timeout=180)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+    err = (tmp_path / "stderr.txt").read_text()
+    assert proc.returncode == 130, err
+    assert "interrupted: no checkpoint saved" in err and "Traceback" not in err, err
 
 
 # -- the progress bar -----------------------------------------------------------------------------

@@ -94,10 +94,11 @@ def _env_factory(cfg_dict: dict[str, Any], sampler: Any, rank: int):
 
 
 def _worker_env_factory(cfg_dict: dict[str, Any], sampler: Any, rank: int):
-    # Ctrl-C in a terminal (and some schedulers' stop) signals the whole process group: a worker must
-    # not die of it while the trainer saves its checkpoint; the trainer ends the workers itself
+    # Ctrl-C in a terminal signals the whole process group: a worker must not die of it while the
+    # trainer saves its checkpoint; the trainer ends the workers itself. SIGTERM is left as it is:
+    # multiprocessing ends leftover workers with it at exit (after a Ctrl-C during the warm start, say),
+    # and a worker that ignored it would hang that exit; the checkpoint needs only the trainer's model
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     return _env_factory(cfg_dict, sampler, rank)
 
 
@@ -303,7 +304,7 @@ class Trainer:
         if self.callback is not None:
             self.callback.close_bar()  # the message goes on a line of its own
         for process in getattr(self.venv, "processes", []):
-            process.kill()  # they ignore SIGTERM too, and their pipes may hold half a reply: no close()
+            process.kill()  # they ignore SIGINT, and their pipes may hold half a reply: no close()
         return TrainingInterrupted(self.checkpoint(), signum)
 
     def _write_eval_log(self) -> None:
