@@ -69,16 +69,16 @@ def _ft(name: str, make: str, players: int, variant: str, **kw) -> Row:
 
 
 ROWS: tuple[Row, ...] = (
-    _ft("5T 2p base", "five_towers_env:env", 2, "base", headline=True),
-    _ft("5T 4p base", "five_towers_env:env", 4, "base"),
-    _ft("5T 2p great_powers", "five_towers_env:env", 2, "great_powers", headline=True),
-    _ft("5T 4p great_powers", "five_towers_env:env", 4, "great_powers", headline=True),
-    Row("5T 2p base explicit", "five_towers_env:env", {"num_players": 2, "variant": "base", "explicit": True},
+    _ft("5T 2p base", "five_towers_env.games.five_towers:env", 2, "base", headline=True),
+    _ft("5T 4p base", "five_towers_env.games.five_towers:env", 4, "base"),
+    _ft("5T 2p great_powers", "five_towers_env.games.five_towers:env", 2, "great_powers", headline=True),
+    _ft("5T 4p great_powers", "five_towers_env.games.five_towers:env", 4, "great_powers", headline=True),
+    Row("5T 2p base explicit", "five_towers_env.games.five_towers:env", {"num_players": 2, "variant": "base", "explicit": True},
         extra=True),
-    Row("Campanile 2p", "five_towers_env.campanile:env", {"num_players": 2}, headline=True),
-    _ft("5T 2p base raw_env", "five_towers_env:raw_env", 2, "base", ref=C4_RAW, headline=True),
-    _ft("5T 2p great_powers raw_env", "five_towers_env:raw_env", 2, "great_powers", ref=C4_RAW, headline=True),
-    Row("Campanile 2p raw_env", "five_towers_env.campanile:raw_env", {"num_players": 2}, ref=C4_RAW, headline=True),
+    Row("Campanile 2p", "five_towers_env.games.campanile:env", {"num_players": 2}, headline=True),
+    _ft("5T 2p base raw_env", "five_towers_env.games.five_towers:raw_env", 2, "base", ref=C4_RAW, headline=True),
+    _ft("5T 2p great_powers raw_env", "five_towers_env.games.five_towers:raw_env", 2, "great_powers", ref=C4_RAW, headline=True),
+    Row("Campanile 2p raw_env", "five_towers_env.games.campanile:raw_env", {"num_players": 2}, ref=C4_RAW, headline=True),
     _ft("engine 5T 2p base", ":engine_game", 2, "base", kind="engine", headline=True),
     _ft("engine 5T 4p base", ":engine_game", 4, "base", kind="engine"),
     _ft("engine 5T 2p great_powers", ":engine_game", 2, "great_powers", kind="engine"),
@@ -111,13 +111,13 @@ GOALS: tuple[tuple[str, float], ...] = (
 
 def engine_game(num_players: int, variant: str) -> Callable[[np.random.Generator], object]:
     """A factory of new 5 Towers engine games dealt with the given generator."""
-    from five_towers_env.engine import GameState
+    from five_towers_env.games.five_towers import GameState
     return lambda rng: GameState.new_game(num_players, variant, rng)
 
 
 def campanile_game(num_players: int) -> Callable[[np.random.Generator], object]:
     """A factory of new Campanile engine games dealt with the given generator."""
-    from five_towers_env.campanile import CampanileState
+    from five_towers_env.games.campanile import CampanileState
     return lambda rng: CampanileState.new_game(num_players, "pile", rng)
 
 
@@ -137,7 +137,7 @@ class ConstantObservation:
 def observation_stubbed(num_players: int, variant: str):
     """The 5 Towers ``raw_env`` with its observation encoder replaced by ``ConstantObservation``."""
     import five_towers_env
-    from five_towers_env.environment.observation import OBS_SIZE
+    from five_towers_env.games.five_towers.observation import OBS_SIZE
     env = five_towers_env.raw_env(num_players=num_players, variant=variant)
     env._seat_cache = ConstantObservation(OBS_SIZE)  # raw_env passes its encoder to observation.encode
     return env

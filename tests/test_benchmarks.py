@@ -114,7 +114,7 @@ def test_benchmark_what_if_rows_do_what_they_say():
     assert a["observation"].shape == b["observation"].shape and np.array_equal(a["action_mask"], b["action_mask"])
 
     assert row["engine 5T 2p base, forced applied"].count_forced is False
-    from five_towers_env.engine import GameState
+    from five_towers_env.games.five_towers import GameState
 
     class Recording(GameState):  # notes how many legal actions each applied decision had
         def apply_action(self, action):
@@ -158,7 +158,7 @@ def test_twin_rows_in_one_process_replay_each_others_games():
     # and the raw Great Powers env played the very same games, so the second found every look-ahead
     # in the memos the first had filled. bench.py gives every row a process of its own.
     bench = _bench_module()
-    from five_towers_env.engine import lookahead
+    from five_towers_env.games.five_towers import lookahead_base as lookahead  # its memos
 
     def misses() -> int:
         return sum(memo.cache_info().misses for memo in lookahead._MEMOS)
