@@ -33,7 +33,7 @@ def _quiet():
 
 # -- PettingZoo conformance ---------------------------------------------------------------
 
-# api_test and seed_test for every player count and variant: tests/test_env_conformance.py
+# api_test and seed_test for every player count and variant: tests/test_game_conformance.py
 
 def test_api_test_exact_chip():
     api_test(campanile.env(num_players=4, variant="played", bet_chip="exact"), num_cycles=300)

@@ -33,7 +33,7 @@ def _quiet():
 
 # -- PettingZoo conformance ---------------------------------------------------------------
 
-# api_test and seed_test for every player count and variant: tests/test_env_conformance.py
+# api_test and seed_test for every player count and variant: tests/test_game_conformance.py
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_api_test_explicit(variant):
