@@ -34,16 +34,18 @@ import statistics
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # speed_table, beside this script
-import speed_table  # noqa: E402
+import speed_table
 
 C4 = "connect_four_v3"
 C4_RAW = "connect_four_v3 raw_env"
+FT_ENV, FT_RAW = "five_towers_env.games.five_towers:env", "five_towers_env.games.five_towers:raw_env"
+CAMPANILE_ENV, CAMPANILE_RAW = "five_towers_env.games.campanile:env", "five_towers_env.games.campanile:raw_env"
 LEDUC = "leduc_holdem_v4"
 #: rate fields of a sample, whose medians the results hold
 RATES = ("seconds", "steps_per_s", "games_per_s", "steps_per_game", "cpu_share")
@@ -69,16 +71,16 @@ def _ft(name: str, make: str, players: int, variant: str, **kw) -> Row:
 
 
 ROWS: tuple[Row, ...] = (
-    _ft("5T 2p base", "five_towers_env.games.five_towers:env", 2, "base", headline=True),
-    _ft("5T 4p base", "five_towers_env.games.five_towers:env", 4, "base"),
-    _ft("5T 2p great_powers", "five_towers_env.games.five_towers:env", 2, "great_powers", headline=True),
-    _ft("5T 4p great_powers", "five_towers_env.games.five_towers:env", 4, "great_powers", headline=True),
-    Row("5T 2p base explicit", "five_towers_env.games.five_towers:env", {"num_players": 2, "variant": "base", "explicit": True},
+    _ft("5T 2p base", FT_ENV, 2, "base", headline=True),
+    _ft("5T 4p base", FT_ENV, 4, "base"),
+    _ft("5T 2p great_powers", FT_ENV, 2, "great_powers", headline=True),
+    _ft("5T 4p great_powers", FT_ENV, 4, "great_powers", headline=True),
+    Row("5T 2p base explicit", FT_ENV, {"num_players": 2, "variant": "base", "explicit": True},
         extra=True),
-    Row("Campanile 2p", "five_towers_env.games.campanile:env", {"num_players": 2}, headline=True),
-    _ft("5T 2p base raw_env", "five_towers_env.games.five_towers:raw_env", 2, "base", ref=C4_RAW, headline=True),
-    _ft("5T 2p great_powers raw_env", "five_towers_env.games.five_towers:raw_env", 2, "great_powers", ref=C4_RAW, headline=True),
-    Row("Campanile 2p raw_env", "five_towers_env.games.campanile:raw_env", {"num_players": 2}, ref=C4_RAW, headline=True),
+    Row("Campanile 2p", CAMPANILE_ENV, {"num_players": 2}, headline=True),
+    _ft("5T 2p base raw_env", FT_RAW, 2, "base", ref=C4_RAW, headline=True),
+    _ft("5T 2p great_powers raw_env", FT_RAW, 2, "great_powers", ref=C4_RAW, headline=True),
+    Row("Campanile 2p raw_env", CAMPANILE_RAW, {"num_players": 2}, ref=C4_RAW, headline=True),
     _ft("engine 5T 2p base", ":engine_game", 2, "base", kind="engine", headline=True),
     _ft("engine 5T 4p base", ":engine_game", 4, "base", kind="engine"),
     _ft("engine 5T 2p great_powers", ":engine_game", 2, "great_powers", kind="engine"),
@@ -159,7 +161,7 @@ def play_env(env, rng: np.random.Generator, seed: int | None, seconds: float) ->
     deadline = time.thread_time() + seconds
     env.reset(seed=seed)
     while True:
-        for agent in env.agent_iter():
+        for agent in env.agent_iter():  # noqa: B007 - the PettingZoo docs' loop, as written
             obs, rew, term, trunc, info = env.last()
             action = None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"])))
             env.step(action)

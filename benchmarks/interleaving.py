@@ -35,8 +35,9 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import bench  # noqa: E402
-import speed_table  # noqa: E402
+import bench
+
+import speed_table
 
 COMPARED = (bench.C4, bench.C4_RAW, "5T 2p base", "5T 2p base raw_env", "5T 2p great_powers", "engine 5T 2p base")
 WAYS = ("old interleaved", "old alone", "interleaved", "fresh", "fresh, cold")

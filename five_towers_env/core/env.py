@@ -15,7 +15,8 @@ import abc
 import difflib
 import operator
 import warnings
-from typing import Any, Callable, ClassVar, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
@@ -112,7 +113,7 @@ class GameEnv(AECEnv, abc.ABC):
             "observation": observation,
             "action_mask": spaces.Box(low=0, high=1, shape=(self._actions.NUM_ACTIONS,), dtype=np.int8),
         })
-        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
         self.action_spaces = {a: spaces.Discrete(self._actions.NUM_ACTIONS) for a in self.possible_agents}
         self._rng = np.random.default_rng()
         self._no_scores = np.zeros(self.num_players, dtype=np.int64)
@@ -157,11 +158,11 @@ class GameEnv(AECEnv, abc.ABC):
         self._rng = rng
         self.game = game
         self.agents = self.possible_agents[:]
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._advance()
 
     # -- stepping ---------------------------------------------------------------------------
@@ -230,7 +231,7 @@ class GameEnv(AECEnv, abc.ABC):
     def position(self) -> dict[str, Any]:
         """The current position in the game's JSON position format. It names hidden cards (the
         deck or pile order, hands): for saving and bug reports, never for an agent's observation."""
-        return self._save_position(self.game)
+        return type(self)._save_position(self.game)  # a staticmethod: no self
 
     def scores(self) -> list[int]:
         """Each seat's score if the game were scored now."""

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 #: the package's own games: name -> the package that registers it (imported on first use)
 BUILTIN_GAMES = {
@@ -93,8 +93,9 @@ class GameSpec:
     explicit: bool = False
 
     def __post_init__(self) -> None:
+        targets = ("raw_env", "env", "agent_info", "check_setup", "ui", "determinize")
         problems = [f"{key} must name 'module:attribute', got {getattr(self, key)!r}"
-                    for key in ("raw_env", "env", "agent_info", "check_setup", "ui", "determinize") if ":" not in getattr(self, key)]
+                    for key in targets if ":" not in getattr(self, key)]
         if not self.variants:
             problems.append("variants must name at least one variant")
         if not 1 <= self.min_players <= self.max_players:

@@ -61,14 +61,15 @@ SPEC = register_game(GameSpec(
     name="campanile", title="Campanile", module=__name__, variants=VARIANTS, min_players=2, max_players=5,
     num_actions=NUM_ACTIONS, observation_size=OBS_SIZE,
     raw_env=f"{__name__}.aec:raw_env", env=f"{__name__}.aec:env", agent_info=f"{__name__}.agents:agent_info",
-    check_setup=f"{__name__}.state:check_setup", determinize=f"{__name__}.agents.view:determinize", ui=f"{__name__}.ui:CAMPANILE",
+    check_setup=f"{__name__}.state:check_setup", determinize=f"{__name__}.agents.view:determinize",
+    ui=f"{__name__}.ui:CAMPANILE",
     agents={"greedy": f"{__name__}.agents:GreedyAgent", "heuristic": f"{__name__}.agents:HeuristicAgent",
             "mcts": f"{__name__}.agents:MCTSAgent"},
     pettingzoo_id=ENV_ID, gymnasium_id=ENV_ID,
     shipped_policies={"2p-pile": "policies/ppo_campanile_2p.npz"},
 ))
 
-__all__ = ["SPEC", 
+__all__ = ["SPEC",
     "env", "raw_env", "ENV_ID", "CampanileState", "Phase", "PHASE_NAMES", "IllegalActionError", "PositionError",
     "check_setup", "load_position", "save_position", "ACTION_NAMES", "NUM_ACTIONS", "action_name",
     "action_from_name", "play_action", "bet_action", "OBS_SIZE", "encode", "describe", "layout_table",

@@ -5,7 +5,7 @@
 | registry name | `five_towers` |
 | players | 2-5 |
 | variants | `base` (default), `great_powers` |
-| other settings | `explicit` (put single-choice decisions to the players too), `reward` (`win_loss`, `margin`), `observation` (`flat`, `dict`) |
+| other settings | `explicit` (single choices put to the players too), `reward`, `observation` (docs/environment.md) |
 | actions | `Discrete(307)`: bid, pass, take, teardown, build and the Great Powers decisions (`actions.py`) |
 | observation | 2,116 float32 (`observation.py`, table in docs/environment.md) |
 | hidden information | the deck order only |
@@ -76,7 +76,8 @@ SPEC = register_game(GameSpec(
     name="five_towers", title="5 Towers", module=__name__, variants=VARIANTS, min_players=2, max_players=5,
     num_actions=NUM_ACTIONS, observation_size=OBS_SIZE,
     raw_env=f"{__name__}.aec:raw_env", env=f"{__name__}.aec:env", agent_info=f"{__name__}.agents.view:agent_info",
-    check_setup=f"{__name__}.state:check_setup", determinize=f"{__name__}.agents.view:determinize", ui=f"{__name__}.ui:FIVE_TOWERS",
+    check_setup=f"{__name__}.state:check_setup", determinize=f"{__name__}.agents.view:determinize",
+    ui=f"{__name__}.ui:FIVE_TOWERS",
     agents={"greedy": f"{__name__}.agents.greedy:GreedyAgent",
             "heuristic": f"{__name__}.agents.heuristic:HeuristicAgent",
             "mcts": f"{__name__}.agents.mcts:MCTSAgent"},
