@@ -75,7 +75,7 @@ def round_index(state: GameState) -> int:
     return state.rounds_played
 
 
-def load_round(position: dict[str, Any], round_index: int) -> GameState:
+def load_position_at(position: dict[str, Any], round_index: int) -> GameState:
     """The round-start state of a saved position, counting ``round_index`` rounds played before it.
 
     A record names every card, so loading consumes no randomness; the generator only matters for
@@ -118,12 +118,16 @@ FIVE_TOWERS = GameUI(
     round_summary=round_summary,
     round_index=round_index,
     save_position=save_position,
-    load_position=load_round,
+    load_position=load_position_at,
     check_continuation=check_continuation,
     legend=("Towers grow upwards, first card at the bottom. x2 over a tower: it is topped (its top card is a 0), "
             "which doubles the points of its cards. A white frame marks the seat to act, gold the winners; "
             "the torn-down cards under a panel cost 1 + 2 + ... points."),
 )
 
-__all__ = ["FIVE_TOWERS", "phase_help", "round_summary", "round_index", "load_round", "check_continuation",
+#: the name before the game contract gave every game the same one
+load_round = load_position_at
+
+__all__ = ["FIVE_TOWERS", "phase_help", "round_summary", "round_index", "load_position_at", "load_round",
+           "check_continuation",
            "text_view"]

@@ -83,7 +83,7 @@ def round_index(state: GoofState) -> int:
     return state.round
 
 
-def load_round(position: dict[str, Any], round_index: int) -> GoofState:
+def load_position_at(position: dict[str, Any], round_index: int) -> GoofState:
     """The state of a saved position (the round is in the position itself)."""
     return load_position(position)
 
@@ -104,10 +104,10 @@ def check_continuation(reached: GoofState, position: dict[str, Any]) -> str | No
 GOOFSPIEL = GameUI(
     name="goofspiel", title="Goofspiel", text_view=text_view, svg=render_svg, action_name=action_name,
     action_from_name=action_from_name, phase_help=phase_help, round_summary=round_summary,
-    round_index=round_index, save_position=save_position, load_position=load_round,
+    round_index=round_index, save_position=save_position, load_position=load_position_at,
     check_continuation=check_continuation, public_move_name=public_move_name,
     legend="The table as text: the prize on offer, and per seat its points and the cards it has not shown yet.",
 )
 
-__all__ = ["GOOFSPIEL", "text_view", "render_svg", "phase_help", "round_summary", "round_index", "load_round",
+__all__ = ["GOOFSPIEL", "text_view", "render_svg", "phase_help", "round_summary", "round_index", "load_position_at",
            "public_move_name", "check_continuation"]
