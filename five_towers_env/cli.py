@@ -8,7 +8,7 @@
     five-towers tournament --agents random greedy heuristic --games 1000 --workers 2 --out runs/tournament
     five-towers play --game campanile --agents human random --record g.json   # Campanile, same tools
 
-Agents are registry names, optionally with settings: ``mcts:simulations=100,c=1.4``. Each game
+Agents are registry names, optionally with settings: ``mcts:simulations=100,race_z=1.5``. Each game
 (``--game``: five_towers, the default, or campanile) has its own agents and variants.
 """
 from __future__ import annotations
@@ -41,7 +41,7 @@ MAX_PLAYERS = max(g.max_players for g in GAMES.values())
 VARIANTS = tuple(dict.fromkeys(v for g in GAMES.values() for v in g.variants))
 
 AGENT_HELP = ("agents: registry names (" + "; ".join(f"{g.title}: {', '.join(g.agents)}" for g in GAMES.values())
-              + "), optionally with settings, e.g. mcts:simulations=100,c=1.4")
+              + "), optionally with settings, e.g. mcts:simulations=100,race_z=1.5")
 GAME_HELP = (f"the game: {', '.join(GAMES)} (default {DEFAULT_GAME}); agents, variants and seats are the game's")
 VARIANT_HELP = ("the rule variant (default: the game's first): "
                 + "; ".join(f"{g.title}: {', '.join(g.variants)}" for g in GAMES.values()))

@@ -7,6 +7,8 @@
 * :mod:`~five_towers_env.core.agent`: the agent interface and the random agent;
 * :mod:`~five_towers_env.core.gameui`: :class:`GameUI`, a game's hooks for people (the human seat,
   move logs, records, replays);
+* :mod:`~five_towers_env.core.search`: the determinised Monte Carlo search every game's ``mcts``
+  agent runs, with the game's own hooks;
 * :mod:`~five_towers_env.core.errors`: :class:`IllegalActionError`, :class:`PositionError`;
 * :mod:`~five_towers_env.core.codec`, :mod:`~five_towers_env.core.layout`,
   :mod:`~five_towers_env.core.position_checks`: helpers a game builds its action names,

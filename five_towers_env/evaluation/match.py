@@ -17,7 +17,7 @@ Conventions (shared with :mod:`five_towers_env.evaluation.tournament`):
   checked by its rules, ``variant=None`` is its default variant, and the result's ``config``
   names the game.
 * **Agent specs.** A registry name (``"random"``), a name with keyword settings
-  (``"mcts:simulations=100,c=1.4"``; values are Python literals, else strings), a
+  (``"mcts:simulations=100,race_z=1.5"``; values are Python literals, else strings), a
   ``(name, kwargs)`` pair, an :class:`AgentSpec`, or a *factory*: any callable returning an
   :class:`~five_towers_env.core.agent.Agent`, called as ``factory(seed=...)`` (or ``factory()``
   if it takes no ``seed``). Agents are rebuilt for every game with a seed derived from the run seed,

@@ -1,7 +1,7 @@
 """Agent specs: how :func:`~five_towers_env.evaluation.match.evaluate` and
 :func:`~five_towers_env.evaluation.tournament.round_robin` name the agents they rebuild for every game.
 
-A spec is a registry name (``"random"``), a name with keyword settings (``"mcts:simulations=100,c=1.4"``;
+A spec is a registry name (``"random"``), a name with keyword settings (``"mcts:simulations=100,race_z=1.5"``;
 values are Python literals, else strings), a ``(name, kwargs)`` pair, an :class:`AgentSpec`, or a
 *factory*: any callable returning an :class:`~five_towers_env.core.agent.Agent`, called as
 ``factory(seed=...)`` (or ``factory()`` if it takes no ``seed``). Names are looked up among the
