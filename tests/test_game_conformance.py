@@ -262,6 +262,16 @@ def test_worker_processes_find_a_plugin_game_named_in_the_environment(game: str,
     assert result.config["workers"] == 2 and sum(a["wins"] for a in result.agents) == pytest.approx(4)
 
 
+@pytest.mark.parametrize("game", list(PLUGINS))
+def test_worker_processes_play_a_game_registered_by_import_only(game: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # no FIVE_TOWERS_GAMES: the workers get the game's spec with their jobs and register it themselves
+    monkeypatch.delenv("FIVE_TOWERS_GAMES", raising=False)
+    _registered(game, monkeypatch)
+    result = evaluate(["random", "random"], num_games=4, seed=0, workers=2, progress=False, game=game)
+    one = evaluate(["random", "random"], num_games=4, seed=0, workers=1, progress=False, game=game)
+    assert [r["scores"] for r in result.records] == [r["scores"] for r in one.records]
+
+
 def test_the_single_agent_gymnasium_env(spec: GameSpec) -> None:
     from gymnasium.utils.env_checker import check_env
 

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from five_towers_env.core.agent import Agent, SetupWarning
-from five_towers_env.core.game import DEFAULT_GAME
+from five_towers_env.core.game import DEFAULT_GAME, GameSpec, get_game, register_game
 from five_towers_env.evaluation.specs import AgentSpec
 from five_towers_env.play import play_game
 
@@ -98,10 +98,12 @@ def play_job(specs: Sequence[AgentSpec], variant: str, job: GameJob, game: str =
 
 
 def _play_chunk(specs: Sequence[AgentSpec], variant: str, jobs: Sequence[GameJob],
-                game: str = DEFAULT_GAME) -> list[dict[str, Any]]:
+                game: str | GameSpec = DEFAULT_GAME) -> list[dict[str, Any]]:
     # top level, so 'spawn' workers can import it; run_jobs has already said what a worker would
     # repeat about an agent's setup
     warnings.simplefilter("ignore", SetupWarning)
+    if isinstance(game, GameSpec):  # a game registered in the parent only (imported, not a plugin)
+        game = register_game(game).name
     return [play_job(specs, variant, job, game) for job in jobs]
 
 
@@ -192,7 +194,8 @@ def run_jobs(specs: Sequence[AgentSpec], variant: str, jobs: Sequence[GameJob], 
         chunks = [list(range(i, min(i + chunk_size, len(jobs)))) for i in range(0, len(jobs), chunk_size)]
         specs = list(specs)
         with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=get_context("spawn")) as pool:
-            pending = {pool.submit(_play_chunk, specs, variant, [jobs[i] for i in c], game): c for c in chunks}
+            spec = get_game(game)  # the spec travels to the workers, which may not know the game by name
+            pending = {pool.submit(_play_chunk, specs, variant, [jobs[i] for i in c], spec): c for c in chunks}
             try:
                 while pending:
                     done, _ = wait(pending, return_when=FIRST_COMPLETED)
