@@ -246,6 +246,13 @@ def test_ctrl_c_before_training_says_nothing_was_saved(tmp_path, capsys, monkeyp
     assert code == 130 and "interrupted: no checkpoint saved; none to resume from" in err and "Traceback" not in err
 
 
+def _ctrl_c_as_at_a_terminal() -> None:
+    """In the trainer's process, before Python starts: SIGINT as a terminal's foreground job has it. A
+    process started in the background by a non-interactive shell (a CI job, pytest-xdist's workers)
+    ignores SIGINT, its children inherit that, and Python then installs no KeyboardInterrupt for it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("signum, subproc", [(signal.SIGINT, True), (signal.SIGTERM, False)], ids=["SIGINT", "SIGTERM"])
 def test_a_signal_saves_a_checkpoint_and_exits_without_a_traceback(tmp_path, signum, subproc):
     """A real signal: SIGINT to the whole process group, as a terminal's Ctrl-C sends it (the
@@ -253,7 +260,7 @@ def test_a_signal_saves_a_checkpoint_and_exits_without_a_traceback(tmp_path, sig
     argv = [sys.executable, "-m", "five_towers_env.cli", "train", "--config", str(SMOKE), "--no-progress", "--set",
             *tiny_set(tmp_path, total_timesteps=10**7, eval_every=10**6, checkpoint_every=10**6, subproc=subproc)]
     proc = subprocess.Popen(argv, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=_ctrl_c_as_at_a_terminal)
     eval_log = tmp_path / "ppo_smoke" / "eval_log.csv"
     try:
         deadline = time.time() + 120
@@ -284,7 +291,7 @@ def test_ctrl_c_during_the_warm_start_exits_with_worker_processes(tmp_path):
             *tiny_set(tmp_path, subproc=True, **{"imitation.games": 10**5})]
     with open(tmp_path / "stderr.txt", "w") as errors:  # progress bars: a file never fills up as a pipe can
         proc = subprocess.Popen(argv, cwd=REPO, stdout=subprocess.PIPE, stderr=errors, text=True,
-                                start_new_session=True)
+                                start_new_session=True, preexec_fn=_ctrl_c_as_at_a_terminal)
         try:
             assert proc.stdout is not None
             for line in proc.stdout:  # the warm start has begun, workers included
