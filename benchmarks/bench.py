@@ -369,11 +369,16 @@ def main(argv: list[str] | None = None) -> int:
             "args": {k: v for k, v in vars(args).items() if k != "child"}, "results": medians(runs, rows), "runs": runs}
     report(data)
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(data, f, indent=2)
-            f.write("\n")
-        print(f"\nwrote {args.json}")
+        save_json(data, args.json)
     return 0
+
+
+def save_json(data: dict, path: str) -> None:
+    """Write a result file (indented, with a final newline) and say so."""
+    with open(path, "w") as f:
+        json.dump(data, f, indent=2)
+        f.write("\n")
+    print(f"\nwrote {path}")
 
 
 if __name__ == "__main__":

@@ -202,10 +202,7 @@ def main(argv: list[str] | None = None) -> int:
             "compared": compared, "rounds": rounds}
     report(data)
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(data, f, indent=2)
-            f.write("\n")
-        print(f"\nwrote {args.json}")
+        bench.save_json(data, args.json)
     return 0
 
 
