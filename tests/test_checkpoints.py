@@ -203,8 +203,8 @@ def test_ctrl_c_mid_rollout_saves_a_checkpoint_that_resumes(tmp_path, capsys, mo
 
     real = selfplay.episode_callback
 
-    def interrupting(total: int, start: int, progress: bool):
-        callback = real(total, start, progress)
+    def interrupting(total: int, start: int, progress: bool, *args):
+        callback = real(total, start, progress, *args)
         on_step = callback._on_step
 
         def step() -> bool:

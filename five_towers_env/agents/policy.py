@@ -188,6 +188,8 @@ class PolicyAgent:
 
     Args:
         path: an exported ``.npz`` or a ``MaskablePPO`` ``.zip`` checkpoint; default: the shipped policy.
+        version: with no ``path``, a numbered version of the shipped policy (5 Towers: ``1``, the
+            first, trained with SB3's vector envs; ``2``, the current one); default: the current one.
         seed: seeds the generator used when ``deterministic`` is False.
         deterministic: play the most likely legal action (default) or sample from the policy.
         name: the agent's name in reports.
@@ -199,9 +201,19 @@ class PolicyAgent:
     """
 
     def __init__(self, path: str | Path | None = None, seed: int | None = None,
-                 deterministic: bool = True, name: str = "ppo", game: str | None = None) -> None:
+                 deterministic: bool = True, name: str = "ppo", game: str | None = None,
+                 version: int | None = None) -> None:
+        if path is not None and version is not None:
+            raise ValueError("ppo: give path=... or version=..., not both")
         if path is None:  # the game's shipped policy
-            path = get_game(game).default_policy()
+            spec = get_game(game)
+            path = spec.default_policy(version)
+            if path is None and version is not None and spec.default_policy() is not None:
+                setup = next(key for key in spec.shipped_policies if ":" not in key)
+                players, _, variant = setup.partition("p-")
+                versions = spec.policy_versions(int(players), variant)
+                raise ValueError(f"ppo: {spec.title} has no shipped policy version {version}; versions: "
+                                 f"{', '.join(map(str, versions)) or 'none numbered'} (default: the current one)")
             if path is None or not path.exists():
                 raise ValueError(f"ppo: no policy is shipped for {game}; give path=...")
         self.path = Path(path)
@@ -310,3 +322,15 @@ class PolicyAgent:
             return int(np.argmax(logits))
         p = np.exp(logits - logits.max())
         return int(self.rng.choice(self.num_actions, p=p / p.sum()))
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The policy's choices for a batch of flat observations ``(k, obs_size)`` with their legal-action
+        masks ``(k, num_actions)``: what :meth:`act` would choose for each, with one network pass
+        (sampled rows draw from :attr:`rng` in row order)."""
+        logits = np.where(np.asarray(masks, dtype=bool), self.logits(np.asarray(observations, dtype=np.float32)),
+                          -np.inf)
+        if self.deterministic:
+            return np.argmax(logits, axis=1)
+        p = np.exp(logits - logits.max(axis=1, keepdims=True))
+        p /= p.sum(axis=1, keepdims=True)
+        return np.array([self.rng.choice(self.num_actions, p=row) for row in p], dtype=np.int64)

@@ -68,7 +68,8 @@ class GameSpec:
         pettingzoo_id, gymnasium_id: the ids registered with PettingZoo (the wrapped AEC env)
             and Gymnasium (the single-agent env); empty: not registered.
         shipped_policies: ``"<players>p-<variant>"`` -> a policy file inside the game's package,
-            played by the ``ppo`` agent in that setup.
+            played by the ``ppo`` agent in that setup; ``"<players>p-<variant>:v<k>"`` names its
+            numbered versions (``ppo:version=k``), earlier ones kept for comparison.
         explicit: whether ``raw_env`` takes ``explicit=`` (single-choice decisions applied by default).
     """
 
@@ -135,19 +136,27 @@ class GameSpec:
         """The game's :class:`~five_towers_env.core.gameui.GameUI`."""
         return load(self.ui)
 
-    def policy_path(self, num_players: int, variant: str) -> Path | None:
-        """The policy shipped for this setup, or None."""
-        rel = self.shipped_policies.get(f"{num_players}p-{variant}")
+    def policy_path(self, num_players: int, variant: str, version: int | None = None) -> Path | None:
+        """The policy shipped for this setup (its earlier ``version`` if given), or None."""
+        key = f"{num_players}p-{variant}" + (f":v{version}" if version is not None else "")
+        rel = self.shipped_policies.get(key)
         if rel is None:
             return None
         return Path(importlib.import_module(self.module).__file__).parent / rel  # type: ignore[arg-type]
 
-    def default_policy(self) -> Path | None:
-        """The policy ``ppo`` plays when the setup has none of its own: the first one shipped."""
-        if not self.shipped_policies:
+    def policy_versions(self, num_players: int, variant: str) -> list[int]:
+        """The numbered versions shipped for this setup (``"<setup>:v<k>"`` keys), oldest first."""
+        prefix = f"{num_players}p-{variant}:v"
+        return sorted(int(key[len(prefix):]) for key in self.shipped_policies if key.startswith(prefix))
+
+    def default_policy(self, version: int | None = None) -> Path | None:
+        """The policy ``ppo`` plays when the setup has none of its own: the first setup shipped (its
+        earlier ``version`` if given)."""
+        setups = [key for key in self.shipped_policies if ":" not in key]
+        if not setups:
             return None
-        players, _, variant = next(iter(self.shipped_policies)).partition("p-")
-        return self.policy_path(int(players), variant)
+        players, _, variant = setups[0].partition("p-")
+        return self.policy_path(int(players), variant, version)
 
 
 #: name -> spec of every game registered so far

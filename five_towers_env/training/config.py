@@ -132,7 +132,12 @@ class TrainConfig:
     n_envs: int = 8
     """Parallel environments."""
     subproc: bool = True
-    """Run the environments in worker processes (``SubprocVecEnv``) instead of in the trainer."""
+    """Split the environments over ``env_workers`` worker processes (``ProcessVecEnv``) instead of
+    stepping them all in the trainer's process (``SelfPlayVecEnv``); either way the games of one process
+    are stepped together and a snapshot opponent decides for all of them in one network pass."""
+    env_workers: int = 2
+    """Worker processes of the environments when ``subproc`` is on (at most ``n_envs``): one per core
+    the opponents may use while the trainer waits for them."""
     reward_margin: float = 0.02
     """Shaping: the learner's reward is win/loss (+1 / -1) plus this times its score margin
     (own score minus the best other score). 0 trains on win/loss alone."""
@@ -150,7 +155,11 @@ class TrainConfig:
     out_dir: str = "runs"
     """Folder of the run folders."""
     torch_threads: int = 1
-    """Torch threads in the trainer (small networks gain nothing from more)."""
+    """Torch threads of the PPO update (the imitation warm start too): its minibatches are large enough
+    to gain from a second core."""
+    rollout_threads: int = 1
+    """Torch threads while the policy picks the learner's moves during rollouts: one batch of ``n_envs``
+    observations at a time gains nothing from more, and the environment workers need the cores."""
     ppo: PPOSettings = field(default_factory=PPOSettings)
     """PPO hyper-parameters."""
     pool: PoolSettings = field(default_factory=PoolSettings)
@@ -276,7 +285,8 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     known = baselines(game.name)
     _require(bool(cfg.name) and "/" not in cfg.name and cfg.name not in (".", ".."),
              f"name: must be a plain folder name, got {cfg.name!r}")
-    for key in ("total_timesteps", "n_envs", "eval_every", "eval_games", "checkpoint_every", "torch_threads"):
+    for key in ("total_timesteps", "n_envs", "eval_every", "eval_games", "checkpoint_every", "torch_threads",
+                "rollout_threads", "env_workers"):
         _require(getattr(cfg, key) >= 1, f"{key}: must be >= 1, got {getattr(cfg, key)}")
     _require(cfg.final_eval_games >= 0, f"final_eval_games: must be >= 0, got {cfg.final_eval_games}")
     _require(cfg.seed >= 0, f"seed: must be >= 0, got {cfg.seed}")

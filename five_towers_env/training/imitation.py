@@ -22,15 +22,18 @@ from five_towers_env.training.config import TrainConfig
 from five_towers_env.wrappers.single_agent import SingleAgentGymEnv
 
 
-def collect_teacher_games(cfg: TrainConfig, sampler: Any, seed: int) -> dict[str, np.ndarray]:
-    """Play ``cfg.imitation.games`` games of ``cfg.game`` with the teacher in the learner's seat against
-    opponents drawn by ``sampler``; return the teacher's real decisions as arrays."""
+def collect_teacher_games(cfg: TrainConfig, sampler: Any, seed: int, first: int = 0,
+                          count: int | None = None) -> dict[str, np.ndarray]:
+    """Play ``cfg.imitation.games`` games of ``cfg.game`` (or games ``first .. first + count - 1`` of them:
+    each game depends only on its number, so parts played apart and concatenated in order are the whole)
+    with the teacher in the learner's seat against opponents drawn by ``sampler``; return the teacher's
+    real decisions as arrays."""
     env = SingleAgentGymEnv(cfg.game, num_players=cfg.num_players, variant=cfg.variant, opponent_sampler=sampler)
     obs_list: list[np.ndarray] = []
     masks: list[np.ndarray] = []
     actions: list[int] = []
     returns: list[float] = []
-    for g in range(cfg.imitation.games):
+    for g in range(first, first + (cfg.imitation.games - first if count is None else count)):
         teacher = make_agent(cfg.imitation.teacher, seed=seed + g, game=cfg.game)
         obs, info = env.reset(seed=seed + g)
         first = len(actions)
@@ -46,8 +49,19 @@ def collect_teacher_games(cfg: TrainConfig, sampler: Any, seed: int) -> dict[str
         scores, seat = info["scores"], info["learner_seat"]
         margin = scores[seat] - max(s for i, s in enumerate(scores) if i != seat)
         returns += [reward + cfg.reward_margin * margin] * (len(actions) - first)
-    return {"obs": np.stack(obs_list), "mask": np.stack(masks), "action": np.array(actions, dtype=np.int64),
-            "return": np.array(returns, dtype=np.float32)}
+    return {"obs": np.stack(obs_list) if obs_list else np.zeros((0, env.observation_space.shape[0]), np.float16),
+            "mask": np.stack(masks) if masks else np.zeros((0, env.num_actions), bool),
+            "action": np.array(actions, dtype=np.int64), "return": np.array(returns, dtype=np.float32)}
+
+
+def collect_in_parts(run: Any, parts: int, cfg: TrainConfig, sampler: Any, seed: int) -> dict[str, np.ndarray]:
+    """:func:`collect_teacher_games` split into ``parts`` consecutive runs of games, played by
+    ``run(function, jobs)`` (the environment workers' ``map``) and joined in order: the same arrays."""
+    games = cfg.imitation.games
+    bounds = np.linspace(0, games, parts + 1).astype(int)
+    jobs = [(cfg, sampler, seed, int(a), int(b - a)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+    pieces = run(collect_teacher_games, jobs)
+    return {key: np.concatenate([piece[key] for piece in pieces]) for key in pieces[0]}
 
 
 def fit_policy(model: Any, data: dict[str, np.ndarray], cfg: TrainConfig, seed: int,

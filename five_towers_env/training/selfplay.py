@@ -5,8 +5,10 @@
 
 The learner plays a random seat of :class:`~five_towers_env.wrappers.SingleAgentGymEnv` for the
 config's ``game`` (5 Towers or Campanile) against opponents drawn each game from an
-:class:`~.pool.OpponentPool` (that game's baselines plus frozen snapshots of itself). The run alternates PPO
-training with evaluations:
+:class:`~.pool.OpponentPool` (that game's baselines plus frozen snapshots of itself). The ``n_envs``
+games are stepped together, in this process or split over worker processes, with the snapshots deciding
+for all their games in one network pass (:mod:`.vec_env`). The run alternates PPO training with
+evaluations (played in the environment workers, :mod:`.eval_games`):
 
 1. train ``eval_every`` timesteps;
 2. evaluate the current policy against each baseline of ``eval_opponents`` (``eval_games``
@@ -22,7 +24,7 @@ actor, playable with numpy alone as the ``ppo`` agent; its ``meta`` names the ga
 ``learning_curve.png``.
 
 Seeds: ``cfg.seed`` seeds torch, numpy and the environments (through SB3), and evaluation games
-use fixed seeds, so a run is reproducible on one machine (with ``torch_threads: 1``). A resumed run
+use fixed seeds, so a run is reproducible on one machine with the same settings. A resumed run
 continues from the checkpoint's weights, optimiser state, timestep count and pool, but its
 environments restart their generators, so it is not bit-identical to an uninterrupted run. It
 writes into the run folder that holds its checkpoint, not the one its config recorded.
@@ -40,11 +42,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import gymnasium
 import numpy as np
 
 from five_towers_env.agents.policy import PolicyAgent, export_policy
-from five_towers_env.core.game import DEFAULT_GAME
 from five_towers_env.training.checkpoints import (
     CheckpointError,
     checkpoint_state,
@@ -53,104 +53,78 @@ from five_towers_env.training.checkpoints import (
     save_checkpoint,
 )
 from five_towers_env.training.config import TrainConfig, config_from_dict, config_to_dict, save_config
+from five_towers_env.training.eval_games import (  # noqa: F401  (importable from here too, as before)
+    FINAL_EVAL_JSON,
+    FINAL_EVAL_MD,
+    evaluation_games,
+    evaluation_table,
+    final_evaluation,
+    format_evaluation_table,
+    play_games,
+    plot_learning_curve,
+)
 from five_towers_env.training.pool import OpponentPool
+from five_towers_env.training.reward import ShapedReward, shape_reward  # noqa: F401
+from five_towers_env.training.vec_env import ProcessVecEnv, SelfPlayVecEnv
 from five_towers_env.wrappers.single_agent import SingleAgentGymEnv
 
 EVAL_SEED = 1_000_003  # evaluation games are the same at every evaluation and in every run
 
 
-class ShapedReward(gymnasium.Wrapper):
-    """Adds ``coef`` x score margin to the final win/loss reward and reports the game's outcome
-    in ``info["episode_outcome"]`` (score, margin, win) for logging."""
-
-    def __init__(self, env: SingleAgentGymEnv, coef: float) -> None:
-        super().__init__(env)
-        self.coef = coef
-
-    def step(self, action: Any):
-        obs, reward, terminated, truncated, info = self.env.step(action)
-        if terminated and info["phase"] == "game_over":  # not after an illegal action
-            seat, scores = info["learner_seat"], info["scores"].tolist()
-            margin = scores[seat] - max(s for i, s in enumerate(scores) if i != seat)
-            info["episode_outcome"] = {"score": scores[seat], "margin": margin, "win": float(info["winners"][seat])}
-            reward += self.coef * margin
-        return obs, reward, terminated, truncated, info
-
-    def action_masks(self) -> np.ndarray:
-        """The learner's legal actions (for ``MaskablePPO``)."""
-        return self.env.action_masks()
+def make_game(cfg: TrainConfig, sampler: Any) -> SingleAgentGymEnv:
+    """One training game: the learner against opponents drawn from the pool ``sampler``."""
+    return SingleAgentGymEnv(cfg.game, num_players=cfg.num_players, variant=cfg.variant, opponent_sampler=sampler)
 
 
-def make_training_env(cfg: TrainConfig, sampler: Any, rank: int = 0) -> gymnasium.Env:
-    """One training environment: the single-agent game against the pool, shaped reward, episode stats."""
-    from stable_baselines3.common.monitor import Monitor
-
-    env = SingleAgentGymEnv(cfg.game, num_players=cfg.num_players, variant=cfg.variant, opponent_sampler=sampler)
-    return Monitor(ShapedReward(env, cfg.reward_margin))
+def _games_in_process(cfg_dict: dict[str, Any], sampler: Any, count: int) -> SelfPlayVecEnv:
+    cfg = config_from_dict(cfg_dict)
+    return SelfPlayVecEnv([make_game(cfg, sampler) for _ in range(count)], shape_reward(cfg.reward_margin))
 
 
-def _env_factory(cfg_dict: dict[str, Any], sampler: Any, rank: int):
-    return make_training_env(config_from_dict(cfg_dict), sampler, rank)
-
-
-def _worker_env_factory(cfg_dict: dict[str, Any], sampler: Any, rank: int):
-    # Ctrl-C in a terminal signals the whole process group: a worker must not die of it while the
-    # trainer saves its checkpoint; the trainer ends the workers itself. SIGTERM is left as it is:
-    # multiprocessing ends leftover workers with it at exit (after a Ctrl-C during the warm start, say),
-    # and a worker that ignored it would hang that exit; the checkpoint needs only the trainer's model
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    return _env_factory(cfg_dict, sampler, rank)
-
-
-def make_vec_env(cfg: TrainConfig, sampler: Any):
-    """``n_envs`` training environments, in worker processes if ``cfg.subproc``."""
+def make_vec_env(cfg: TrainConfig, sampler: Any) -> SelfPlayVecEnv | ProcessVecEnv:
+    """``n_envs`` training games, stepped together in this process, or split over ``env_workers``
+    worker processes if ``cfg.subproc`` (see :mod:`.vec_env`)."""
     import functools
 
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
-
-    if cfg.subproc and cfg.n_envs > 1:
-        fns = [functools.partial(_worker_env_factory, config_to_dict(cfg), sampler, rank) for rank in range(cfg.n_envs)]
-        return SubprocVecEnv(fns, start_method="fork" if hasattr(__import__("os"), "fork") else "spawn")
-    fns = [functools.partial(_env_factory, config_to_dict(cfg), sampler, rank) for rank in range(cfg.n_envs)]
-    return DummyVecEnv(fns)
-
-
-def play_games(agent: Any, num_players: int, variant: str, opponents: Any, games: int,
-               seed: int, game: str = DEFAULT_GAME) -> dict[str, float]:
-    """Win rate (shared wins count), mean score and margin of ``agent`` (any agent of ``game``: it
-    gets the game's usual ``agent_info``) over ``games`` seeded games in random seats; ``opponents``
-    is a registry name of ``game`` or a pool sampler."""
-    kwargs = {"opponent_sampler": opponents} if callable(opponents) else {"opponents": opponents}
-    gym_env = SingleAgentGymEnv(game, num_players=num_players, variant=variant, **kwargs)
-    env = ShapedReward(gym_env, 0.0)
-    wins = score = margin = 0.0
-    for g in range(games):
-        obs, info = env.reset(seed=seed + g)
-        terminated = False
-        while not terminated:
-            mask = env.action_masks().astype(np.int8)
-            action = agent.act({"observation": obs, "action_mask": mask}, gym_env.learner_info())
-            obs, _, terminated, _, info = env.step(action)
-        outcome = info["episode_outcome"]
-        wins += outcome["win"]
-        score += outcome["score"]
-        margin += outcome["margin"]
-    return {"win_rate": wins / games, "score": score / games, "margin": margin / games}
+    workers = min(cfg.env_workers, cfg.n_envs) if cfg.subproc else 1
+    if workers <= 1:
+        return _games_in_process(config_to_dict(cfg), sampler, cfg.n_envs)
+    sizes = [len(part) for part in np.array_split(np.arange(cfg.n_envs), workers)]
+    makers = [functools.partial(_games_in_process, config_to_dict(cfg), sampler, size) for size in sizes]
+    probe = make_game(cfg, sampler)
+    return ProcessVecEnv(makers, sizes, probe.observation_space, probe.action_space)
 
 
-def episode_callback(total: int, start: int, progress: bool):
+def episode_callback(total: int, start: int, progress: bool, threads: tuple[int, int] | None = None,
+                     note: str = ""):
     """An SB3 callback that logs the learner's game outcomes (``episode/score``, ``episode/margin``,
-    ``episode/win``) and advances a progress bar over the whole run (``close_bar()`` ends it early)."""
+    ``episode/win``) and advances a progress bar over the whole run (steps, steps/s, time left and
+    ``note``, the last evaluation; ``close_bar()`` ends it early). ``threads``: torch threads
+    ``(during rollouts, during updates)``."""
     from stable_baselines3.common.callbacks import BaseCallback
 
     class EpisodeStats(BaseCallback):
+        def _on_rollout_start(self) -> None:
+            if threads:
+                import torch
+
+                torch.set_num_threads(threads[0])
+
+        def _on_rollout_end(self) -> None:
+            if threads:
+                import torch
+
+                torch.set_num_threads(threads[1])
+
         def _on_training_start(self) -> None:
             self.bar = None
             if progress:
                 from tqdm import tqdm
 
                 self.bar = tqdm(total=total, initial=min(start, total), unit="step", desc="training",
-                                dynamic_ncols=True, mininterval=2.0)
+                                dynamic_ncols=True, mininterval=2.0, smoothing=0.05)
+                if note:
+                    self.bar.set_postfix_str(note, refresh=False)
 
         def _on_step(self) -> bool:
             for info in self.locals["infos"]:
@@ -198,11 +172,15 @@ class Trainer:
         import torch
         from stable_baselines3.common.logger import configure
 
+        self.created = time.time()
         self.cfg, self.progress = cfg, progress
         self.run_dir = cfg.run_dir
         self.callback: Any = None  # the current chunk's episode_callback (its progress bar)
         state = checkpoint_state(resume) if resume else None
         torch.set_num_threads(cfg.torch_threads)
+        # torch checks every distribution's arguments by default: a quarter of the masked distribution's
+        # cost at each rollout step, for a check that changes no number
+        torch.distributions.Distribution.set_default_validate_args(False)
         self.pool = OpponentPool(cfg.pool, cfg.num_players, game=cfg.game)
         self.eval_rows: list[dict[str, float]] = []
         if state:
@@ -231,12 +209,16 @@ class Trainer:
 
     def imitate(self) -> dict[str, float]:
         """Warm start: fit the policy to the teacher's decisions against the initial pool."""
-        from five_towers_env.training.imitation import collect_teacher_games, fit_policy
+        from five_towers_env.training.imitation import collect_in_parts, collect_teacher_games, fit_policy
 
         cfg = self.cfg
         if self.progress:
             print(f"imitation: {cfg.imitation.games} games of {cfg.imitation.teacher} ...", flush=True)
-        data = collect_teacher_games(cfg, self.pool.sampler(), seed=cfg.seed * 7919 + 17)
+        seed = cfg.seed * 7919 + 17
+        if isinstance(self.venv, ProcessVecEnv):  # the workers play the teacher's games, in parts
+            data = collect_in_parts(self.venv.map, len(self.venv.remotes), cfg, self.pool.sampler(), seed)
+        else:
+            data = collect_teacher_games(cfg, self.pool.sampler(), seed=seed)
         stats = fit_policy(self.model, data, cfg, seed=cfg.seed, log=self.model.logger)
         if self.progress:
             print(f"imitation: {len(data['action'])} decisions, " + ", ".join(f"{k} {v:.3f}" for k, v in stats.items()),
@@ -258,17 +240,22 @@ class Trainer:
     def evaluate(self) -> dict[str, float]:
         """Win rates against each evaluation baseline and the pool; promote a snapshot if earned."""
         cfg, steps = self.cfg, int(self.model.num_timesteps)
-        agent = self.current_agent()
-        row: dict[str, float] = {"timesteps": steps, "wall_s": round(time.time() - self.start, 1)}
-        for name in cfg.eval_opponents:
-            result = play_games(agent, cfg.num_players, cfg.variant, name, cfg.eval_games, EVAL_SEED, game=cfg.game)
+        t0 = time.time()
+        path = self.current_agent().path
+        row: dict[str, float] = {"timesteps": steps, "wall_s": round(t0 - self.start, 1)}
+        jobs = [(str(path), cfg.game, cfg.num_players, cfg.variant, name, cfg.eval_games, EVAL_SEED)
+                for name in cfg.eval_opponents]
+        if cfg.pool.snapshot_weight > 0:
+            jobs.append((str(path), cfg.game, cfg.num_players, cfg.variant, self.pool.sampler(),
+                         cfg.pool.promote_games, EVAL_SEED + steps))
+        results = self._play_evaluations(jobs)
+        for name, result in zip(cfg.eval_opponents, results):
             row[f"win_rate_vs_{name}"] = result["win_rate"]
             row[f"margin_vs_{name}"] = result["margin"]
             self.model.logger.record(f"eval/win_rate_vs_{name}", result["win_rate"])
             self.model.logger.record(f"eval/margin_vs_{name}", result["margin"])
         if cfg.pool.snapshot_weight > 0:
-            pool_result = play_games(agent, cfg.num_players, cfg.variant, self.pool.sampler(),
-                                     cfg.pool.promote_games, EVAL_SEED + steps, game=cfg.game)
+            pool_result = results[-1]
             row["win_rate_vs_pool"] = pool_result["win_rate"]
             self.model.logger.record("eval/win_rate_vs_pool", pool_result["win_rate"])
             if pool_result["win_rate"] >= cfg.pool.promote_win_rate:
@@ -277,10 +264,47 @@ class Trainer:
                 self.venv.env_method("set_opponents", sampler=self.pool.sampler())
             row["snapshots"] = len(self.pool.snapshots)
             self.model.logger.record("pool/snapshots", len(self.pool.snapshots))
+        self._log_throughput(steps, t0, time.time() - t0)
         self.model.logger.dump(steps)
+        self.last_eval = "last evaluation: " + ", ".join(
+            f"{k[len('win_rate_vs_'):]} {v:.2f}" for k, v in row.items() if k.startswith("win_rate_vs_"))
         self.eval_rows.append(row)
         self._write_eval_log()
         return row
+
+    def _play_evaluations(self, jobs: list[tuple[Any, ...]]) -> list[dict[str, float]]:
+        """:func:`evaluation_games` of each job. The environment workers wait between rollouts, so the
+        games go to them, each job's seeded games split in equal parts (a game's result depends on its
+        seed only, so the split changes no baseline's figures; a pool's snapshots sample their moves)."""
+        run = getattr(self.venv, "map", None)
+        if run is None:
+            return [evaluation_games(*job) for job in jobs]
+        parts = len(self.venv.remotes)
+        pieces = []
+        for job in jobs:
+            *head, games, seed = job
+            sizes = [len(x) for x in np.array_split(np.arange(games), parts)]
+            starts = np.cumsum([0, *sizes])[:-1]
+            pieces.append([(*head, size, seed + int(start)) for size, start in zip(sizes, starts) if size])
+        flat = run(evaluation_games, [piece for job_pieces in pieces for piece in job_pieces])
+        results = []
+        for job_pieces in pieces:
+            part, flat = flat[:len(job_pieces)], flat[len(job_pieces):]
+            games = sum(piece[-2] for piece in job_pieces)
+            results.append({key: sum(r[key] * piece[-2] for r, piece in zip(part, job_pieces)) / games
+                            for key in part[0]})
+        return results
+
+    def _log_throughput(self, steps: int, eval_start: float, eval_s: float) -> None:
+        """TensorBoard ``throughput/*``: learner steps per second since the last evaluation, with and
+        without the evaluations, and the seconds this evaluation took."""
+        last = getattr(self, "_last_eval", None)
+        if last is not None and steps > last[0]:
+            train_s = max(eval_start - last[1], 1e-9)
+            self.model.logger.record("throughput/steps_per_s", (steps - last[0]) / train_s)
+            self.model.logger.record("throughput/steps_per_s_with_eval", (steps - last[0]) / (train_s + last[2]))
+        self.model.logger.record("throughput/eval_s", eval_s)
+        self._last_eval = (steps, eval_start + eval_s, eval_s)
 
     def _train(self) -> None:
         cfg = self.cfg
@@ -290,12 +314,18 @@ class Trainer:
         while self.model.num_timesteps < cfg.total_timesteps:
             steps = int(self.model.num_timesteps)
             chunk = min(cfg.eval_every - steps % cfg.eval_every, cfg.total_timesteps - steps)
-            self.callback = episode_callback(cfg.total_timesteps, steps, self.progress)
-            self.model.learn(chunk, reset_num_timesteps=False, callback=self.callback)
+            self.learn_steps(chunk)
             self.evaluate()
             if self.model.num_timesteps >= next_ckpt or self.model.num_timesteps >= cfg.total_timesteps:
                 self.checkpoint()
                 next_ckpt += cfg.checkpoint_every
+
+    def learn_steps(self, steps: int) -> None:
+        """Train ``steps`` more learner decisions (rounded up to whole rollouts), without evaluating."""
+        cfg = self.cfg
+        self.callback = episode_callback(cfg.total_timesteps, int(self.model.num_timesteps), self.progress,
+                                         (cfg.rollout_threads, cfg.torch_threads), getattr(self, "last_eval", ""))
+        self.model.learn(steps, reset_num_timesteps=False, callback=self.callback)
 
     def _interrupted(self, signum: int) -> TrainingInterrupted:
         """Save the current model and end the workers, which ignore the signal. Mid-rollout is fine (SB3
@@ -328,7 +358,8 @@ class Trainer:
     def run(self) -> Path:
         """Train to ``total_timesteps``; return the exported ``policy.npz``. Ctrl-C or SIGTERM saves a
         checkpoint and raises :class:`TrainingInterrupted`."""
-        self.start = time.time() - (self.eval_rows[-1]["wall_s"] if self.eval_rows else 0.0)
+        # wall_s counts from the start of a new run (its warm start included), or continues a resumed one's
+        self.start = time.time() - self.eval_rows[-1]["wall_s"] if self.eval_rows else self.created
         try:
             with _sigterm_as_interrupt():
                 self._train()
@@ -377,83 +408,3 @@ def train(cfg: TrainConfig, resume: str | Path | None = None, progress: bool = T
     return Trainer(cfg, resume=resume, progress=progress).run()
 
 
-def plot_learning_curve(eval_log: str | Path, png: str | Path, title: str | None = None) -> Path:
-    """Plot the win rate against each evaluation opponent over training timesteps."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    with open(eval_log, newline="") as f:
-        rows = list(csv.DictReader(f))
-    steps = [int(r["timesteps"]) for r in rows]
-    fig, ax = plt.subplots(figsize=(7, 4))
-    for key in rows[0]:
-        if key.startswith("win_rate_vs_"):
-            ax.plot(steps, [float(r[key]) if r.get(key) else np.nan for r in rows], marker=".",
-                    label=key[len("win_rate_vs_"):])
-    ax.set_xlabel("training timesteps (learner decisions)")
-    ax.set_ylabel("win rate")
-    ax.set_ylim(0, 1)
-    ax.grid(alpha=0.3)
-    ax.legend(title="against")
-    ax.set_title(title or f"{Path(eval_log).parent.name}: win rate during training")
-    fig.tight_layout()
-    fig.savefig(png, dpi=110)
-    plt.close(fig)
-    return Path(png)
-
-
-def evaluation_table(policy: str | Path, num_players: int, variant: str, opponents: list[str], games: int,
-                     seed: int = 0, workers: int | None = 1, progress: bool = True,
-                     game: str = DEFAULT_GAME) -> list[dict[str, Any]]:
-    """The policy against each baseline of ``game`` (``num_players - 1`` copies of it), seats rotated, over
-    ``games`` seeded paired games: one row per baseline with the policy's
-    :func:`~five_towers_env.evaluation.match.summarize` row (win rate with a shared win counting 1/k,
-    strict win rate, their 95% intervals clustered by deal, score and margin) and ``opponent``."""
-    from five_towers_env.evaluation.match import evaluate
-
-    rows = []
-    for name in opponents:
-        result = evaluate([("ppo", {"path": str(policy)})] + [name] * (num_players - 1), num_games=games,
-                          num_players=num_players, variant=variant, seed=seed, workers=workers, progress=progress,
-                          game=game)
-        row = dict(result.agents[0])
-        row["opponent"] = name
-        rows.append(row)
-    return rows
-
-
-def format_evaluation_table(rows: list[dict[str, Any]]) -> str:
-    """Rows of :func:`evaluation_table` as an aligned text table."""
-    from five_towers_env.evaluation.match import RATE_HEADERS, rate_cells
-    from five_towers_env.evaluation.report import text_table
-
-    headers = ["against", "games"] + RATE_HEADERS + ["mean score", "mean margin"]
-    body = [[r["opponent"], str(r["games"])] + rate_cells(r) + [f"{r['mean_score']:.2f}", f"{r['mean_margin']:+.2f}"]
-            for r in rows]
-    return text_table(headers, body)
-
-
-FINAL_EVAL_MD = "final_eval.md"
-FINAL_EVAL_JSON = "final_eval.json"
-
-
-def final_evaluation(policy: str | Path, cfg: TrainConfig, games: int, workers: int | None = 1,
-                     progress: bool = True) -> str:
-    """The evaluation table printed at the end of ``five-towers train``: :func:`evaluation_table`
-    against ``cfg.eval_opponents`` (seed ``cfg.seed``). Writes it into the run folder as
-    ``final_eval.md`` (the same text) and ``final_eval.json`` (the settings and rows); returns the text."""
-    from five_towers_env.evaluation.match import WIN_CONVENTION
-    from five_towers_env.evaluation.report import write_json, write_text
-
-    rows = evaluation_table(policy, cfg.num_players, cfg.variant, cfg.eval_opponents, games, seed=cfg.seed,
-                            workers=workers, progress=progress, game=cfg.game)
-    title = "" if cfg.game == DEFAULT_GAME else f"{cfg.game}, "  # 5 Towers' heading predates the second game
-    head = f"{policy} against the baselines ({title}{cfg.num_players} players, {cfg.variant}, {games} games each):"
-    table = format_evaluation_table(rows)
-    write_text(cfg.run_dir / FINAL_EVAL_MD, f"{head}\n\n```\n{table}\n```\n\n{WIN_CONVENTION}\n")
-    write_json(cfg.run_dir / FINAL_EVAL_JSON,
-               {"policy": str(policy), "game": cfg.game, "num_players": cfg.num_players, "variant": cfg.variant,
-                "games": games, "seed": cfg.seed, "paired": True, "win_convention": WIN_CONVENTION, "rows": rows})
-    return f"{head}\n{table}\n({WIN_CONVENTION})"

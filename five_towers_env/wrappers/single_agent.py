@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from typing import Any
 
 import gymnasium
@@ -46,6 +46,9 @@ from five_towers_env.core.errors import IllegalActionError  # the one illegal-ac
 from five_towers_env.core.game import Game, get_game, load
 
 OpponentSpec = str | Agent
+#: a turn generator (:meth:`SingleAgentGymEnv.reset_turns`, :meth:`~SingleAgentGymEnv.step_turns`): it yields
+#: ``(opponent, seat)`` for each opponent decision, takes the action back, and returns the call's result
+Turns = Generator[tuple[Agent, int], int, Any]
 OpponentSampler = Callable[[np.random.Generator], Sequence[OpponentSpec]]
 OBSERVATIONS = ("flat", "dict")
 ILLEGAL_ACTIONS = ("raise", "penalize")
@@ -197,6 +200,19 @@ class SingleAgentGymEnv(gymnasium.Env):
 
         ``options`` go to the game's PettingZoo environment (``{"position": ...}``, and for 5 Towers
         ``{"start_player": p}``); a position must keep the constructor's player count and variant."""
+        return self._play(self.reset_turns(seed=seed, options=options))
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
+        """Play the learner's action, then the opponents until the learner's turn or the game end."""
+        return self._play(self.step_turns(action))
+
+    # The opponents' turns as generators: ``reset()`` and ``step()`` play them one at a time, and a
+    # vector of environments (:class:`~five_towers_env.training.vec_env.SelfPlayVecEnv`) drives many
+    # at once, so that it can ask one policy network for the decisions of all its games in one batch.
+
+    def reset_turns(self, *, seed: int | None = None, options: dict | None = None) -> Turns:
+        """:meth:`reset` as a generator: it yields ``(agent, seat)`` for every opponent decision (send
+        the action back) and returns what ``reset()`` returns."""
         super().reset(seed=seed)
         rng = self.np_random
         n = self.num_players
@@ -207,15 +223,15 @@ class SingleAgentGymEnv(gymnasium.Env):
         self.opponents = [self._build(spec, s) for spec, s in zip(specs, seeds)]
         self._aec.reset(seed=seeds[-1], options=options)  # rejects a position of another setup
         self._done = False
-        self._play_opponents()
+        yield from self._opponent_turns()
         if self._aec.game.is_terminal():
             raise RuntimeError("the game ended before the learner's first decision")
         if self.render_mode == "human":
             self.render()
         return self._observe(), self._info()
 
-    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
-        """Play the learner's action, then the opponents until the learner's turn or the game end."""
+    def step_turns(self, action: Any) -> Turns:
+        """:meth:`step` as a generator, as :meth:`reset_turns` is :meth:`reset`'s."""
         if self._done:
             raise RuntimeError("the episode is over (or was never started): call reset()")
         game = self._aec.game
@@ -234,7 +250,7 @@ class SingleAgentGymEnv(gymnasium.Env):
                 f"in phase {game.phase_name}; legal: {legal}. Use action_masks() or info['action_mask'] "
                 "(or illegal_action='penalize').")
         self._aec.step(a)
-        self._play_opponents()
+        yield from self._opponent_turns()
         terminated = game.is_terminal()
         reward = 0.0
         if terminated:
@@ -244,16 +260,34 @@ class SingleAgentGymEnv(gymnasium.Env):
             self.render()
         return self._observe(), reward, terminated, False, self._info()
 
-    def _play_opponents(self) -> None:
+    def _play(self, turns: Turns) -> Any:
+        """Run a turn generator to its end, each opponent deciding on its own; return its result."""
+        try:
+            agent, seat = next(turns)
+            while True:
+                agent, seat = turns.send(agent.act(*self.opponent_input(seat)))
+        except StopIteration as end:
+            return end.value
+
+    def _opponent_turns(self) -> Generator[tuple[Agent, int], int, None]:
         aec, game = self._aec, self._aec.game
         while not game.is_terminal() and game.current_player != self.learner_seat:
             seat = game.current_player
             agent = self.opponents[(seat - self.learner_seat) % self.num_players - 1]
-            action = agent.act(aec.observe(aec.possible_agents[seat]), self._agent_info(game, seat))
+            action = yield agent, seat
             try:
                 aec.step(int(action))
             except IllegalActionError as e:
                 raise IllegalActionError(f"opponent {getattr(agent, 'name', agent)!r} in seat {seat}: {e}") from e
+
+    def opponent_input(self, seat: int) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """What the opponent in ``seat`` (on move) decides from: its observation and its agent information."""
+        aec = self._aec
+        return aec.observe(aec.possible_agents[seat]), self._agent_info(aec.game, seat)
+
+    def opponent_observation(self, seat: int) -> dict[str, np.ndarray]:
+        """The observation alone of the opponent in ``seat`` (a policy network needs no more)."""
+        return self._aec.observe(self._aec.possible_agents[seat])
 
     @property
     def _agent_name(self) -> str:

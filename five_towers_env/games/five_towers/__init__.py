@@ -82,7 +82,9 @@ SPEC = register_game(GameSpec(
             "heuristic": f"{__name__}.agents.heuristic:HeuristicAgent",
             "mcts": f"{__name__}.agents.mcts:MCTSAgent"},
     pettingzoo_id=ENV_ID, gymnasium_id=ENV_ID,
-    shipped_policies={"2p-base": "policies/ppo_2p_base.npz"},
+    # v2 (the current one) trained with the batched self-play pipeline; v1 kept for comparison
+    shipped_policies={"2p-base": "policies/ppo_2p_base.npz", "2p-base:v2": "policies/ppo_2p_base.npz",
+                      "2p-base:v1": "policies/ppo_2p_base_v1.npz"},
     explicit=True,
 ))
 

@@ -1,0 +1,42 @@
+"""The training reward: win/loss plus a small share of the score margin, and the game's outcome for logging."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import gymnasium
+import numpy as np
+
+from five_towers_env.wrappers.single_agent import SingleAgentGymEnv
+
+
+def shape_reward(coef: float) -> Callable[[float, bool, dict[str, Any]], float]:
+    """The training reward: ``(reward, terminated, info) -> reward``. It adds ``coef`` x score margin to
+    the final win/loss reward and reports the game's outcome in ``info["episode_outcome"]`` (score,
+    margin, win) for logging."""
+    def shaped(reward: float, terminated: bool, info: dict[str, Any]) -> float:
+        if terminated and info["phase"] == "game_over":  # not after an illegal action
+            seat, scores = info["learner_seat"], info["scores"].tolist()
+            margin = scores[seat] - max(s for i, s in enumerate(scores) if i != seat)
+            info["episode_outcome"] = {"score": scores[seat], "margin": margin, "win": float(info["winners"][seat])}
+            reward += coef * margin
+        return reward
+
+    return shaped
+
+
+class ShapedReward(gymnasium.Wrapper):
+    """:func:`shape_reward` as a ``gymnasium.Wrapper`` of one environment."""
+
+    def __init__(self, env: SingleAgentGymEnv, coef: float) -> None:
+        super().__init__(env)
+        self.coef = coef
+        self._shaped = shape_reward(coef)
+
+    def step(self, action: Any):
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        return obs, self._shaped(reward, terminated, info), terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions (for ``MaskablePPO``)."""
+        return self.env.action_masks()

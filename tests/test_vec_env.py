@@ -1,0 +1,149 @@
+"""The batched training environments (``training/vec_env.py``) against SB3's own vector envs.
+
+``SelfPlayVecEnv`` must give exactly what ``DummyVecEnv`` over ``Monitor(ShapedReward(env))`` gives
+(observations, rewards, dones, episode statistics, automatic resets) when no opponent decides in
+batches, and ``ProcessVecEnv`` exactly what ``SelfPlayVecEnv`` gives; a snapshot opponent must decide
+through ``act_batch``; batched evaluation games must end as the same games played one at a time.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("stable_baselines3")
+
+from five_towers_env.core.game import game_names
+from five_towers_env.training.pool import PoolSampler
+from five_towers_env.training.selfplay import ShapedReward, shape_reward
+from five_towers_env.training.vec_env import ProcessVecEnv, SelfPlayVecEnv, one_blas_thread
+from five_towers_env.wrappers.single_agent import SingleAgentGymEnv
+
+GAMES = [g for g in ("five_towers", "campanile") if g in game_names()]
+MIX = [("random", 1.0), ("greedy", 1.0), ("heuristic", 1.0)]
+
+
+def _games(game: str, count: int, entries=MIX) -> list[SingleAgentGymEnv]:
+    sampler = PoolSampler(entries, 1, game=game)
+    return [SingleAgentGymEnv(game, num_players=2, opponent_sampler=sampler) for _ in range(count)]
+
+
+def _rollout(venv, steps: int, seed: int = 0):
+    """Observations, rewards, dones and finished episodes' (return, length) of ``steps`` random legal steps."""
+    rng = np.random.default_rng(seed)
+    venv.seed(7)
+    out = [venv.reset()]
+    episodes = []
+    for _ in range(steps):
+        masks = np.stack(venv.env_method("action_masks"))
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        obs, rewards, dones, infos = venv.step(actions)
+        out += [obs, rewards, dones]
+        episodes += [(round(i["episode"]["r"], 9), i["episode"]["l"]) for i in infos if "episode" in i]
+        for info, done in zip(infos, dones):
+            if done:
+                out.append(info["terminal_observation"])
+    return out, episodes
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_selfplay_vec_env_is_dummy_vec_env(game):
+    from stable_baselines3.common.monitor import Monitor
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    dummy = DummyVecEnv([lambda env=env: Monitor(ShapedReward(env, 0.05)) for env in _games(game, 3)])
+    ours = SelfPlayVecEnv(_games(game, 3), shape_reward(0.05))
+    (a, ep_a), (b, ep_b) = _rollout(dummy, 150), _rollout(ours, 150)
+    assert len(ep_a) >= 3 and ep_a == ep_b
+    assert len(a) == len(b)
+    for x, y in zip(a, b):
+        np.testing.assert_array_equal(x, y)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_process_vec_env_is_selfplay_vec_env(game):
+    import functools
+
+    ours = SelfPlayVecEnv(_games(game, 4), shape_reward(0.0))
+    makers = [functools.partial(_in_process, game, 2) for _ in range(2)]
+    probe = _games(game, 1)[0]
+    split = ProcessVecEnv(makers, [2, 2], probe.observation_space, probe.action_space)
+    try:
+        (a, ep_a), (b, ep_b) = _rollout(ours, 120), _rollout(split, 120)
+        assert split.has_attr("action_masks")
+        assert split.map(_square, [(2,), (3,), (4,)]) == [4, 9, 16]
+    finally:
+        split.close()
+    assert ep_a == ep_b and len(a) == len(b)
+    for x, y in zip(a, b):
+        np.testing.assert_array_equal(x, y)
+
+
+def _in_process(game: str, count: int) -> SelfPlayVecEnv:
+    return SelfPlayVecEnv(_games(game, count), shape_reward(0.0))
+
+
+def _square(x: int) -> int:
+    return x * x
+
+
+def test_snapshot_opponents_decide_in_batches(tmp_path):
+    from five_towers_env.agents.policy import PolicyAgent
+
+    calls = []
+    original = PolicyAgent.act_batch
+
+    def counting(self, observations, masks):
+        calls.append(len(observations))
+        return original(self, observations, masks)
+
+    PolicyAgent.act_batch = counting
+    try:
+        shipped = str(PolicyAgent().path)
+        venv = SelfPlayVecEnv(_games("five_towers", 6, [("snapshot:" + shipped, 1.0)]))
+        _, episodes = _rollout(venv, 60)
+    finally:
+        PolicyAgent.act_batch = original
+    assert calls and max(calls) > 1  # several games asked the one network at once
+    assert sum(calls) >= 60  # every opponent decision went through it
+
+
+def test_batched_evaluation_plays_the_same_games():
+    from five_towers_env.agents.policy import PolicyAgent
+    from five_towers_env.training.selfplay import play_games
+
+    agent = PolicyAgent()
+
+    class OneAtATime:  # the same agent without act_batch: played game by game
+        name = "ppo"
+
+        def act(self, observation, info):
+            return agent.act(observation, info)
+
+    batched = play_games(agent, 2, "base", "greedy", 12, seed=5, batch=5)
+    single = play_games(OneAtATime(), 2, "base", "greedy", 12, seed=5)
+    assert batched == single
+
+
+def test_one_blas_thread_finds_numpy_blas():
+    import sys
+
+    blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]["name"].lower()
+    if not sys.platform.startswith("linux") or not ("openblas" in blas or "mkl" in blas):
+        pytest.skip(f"reads /proc/self/maps and knows OpenBLAS and MKL (numpy has {blas})")
+    assert one_blas_thread()
+
+
+def test_imitation_games_in_parts_are_the_whole():
+    from five_towers_env.training.config import load_config
+    from five_towers_env.training.imitation import collect_in_parts, collect_teacher_games
+    from five_towers_env.training.pool import OpponentPool
+
+    cfg = load_config(Path(__file__).resolve().parent.parent / "configs" / "ppo_smoke.yaml", {"imitation.games": 5})
+    pool = OpponentPool(cfg.pool, cfg.num_players)
+    whole = collect_teacher_games(cfg, pool.sampler(), seed=3)
+    parts = collect_in_parts(lambda function, jobs: [function(*job) for job in jobs], 3, cfg, pool.sampler(), 3)
+    assert whole.keys() == parts.keys() and len(whole["action"]) > 50
+    for key in whole:
+        np.testing.assert_array_equal(whole[key], parts[key], err_msg=key)
