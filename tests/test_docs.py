@@ -58,14 +58,30 @@ def _rate_cells(row, prefix=""):
     return f"{rate:.3f} | [{lo:.3f}, {hi:.3f}]"
 
 
+def _policy_row(label: str, r: dict) -> str:
+    return f"| {label} | {int(r['games']):,} ({int(r['deals'])}) | {_rate_cells(r)} | {_rate_cells(r, 'strict_')} |"
+
+
+def shipped_rows() -> list[str]:
+    """The README's table of the shipped 5 Towers policy (version 2), written from results/ppo_2p_v2."""
+    pairs = {r["opponent"]: r for r in _csv(RESULTS / "ppo_2p_v2/tournament/tournament_pairs.csv")
+             if r["agent"] == "ppo"}
+    rows = [(opp, pairs[opp]) for opp in ("random", "greedy", "heuristic")]
+    rows.append(("`ppo:version=1` (the first shipped policy)",
+                 next(r for r in _csv(RESULTS / "ppo_2p_v2/vs_v1/evaluate_summary.csv") if r["agent"] == "ppo")))
+    rows.append(("mcts (400 simulations)",
+                 next(r for r in _csv(RESULTS / "ppo_2p_v2/mcts_vs_ppo/evaluate_summary.csv") if r["agent"] == "ppo")))
+    return [_policy_row(label, r) for label, r in rows]
+
+
 def headline_rows() -> list[str]:
-    """The README's table of the shipped policy, written from results/headline_2p."""
+    """The README's table of the first shipped policy (``ppo:version=1``, then named ``ppo``), written
+    from results/headline_2p."""
     rows = _csv(RESULTS / "headline_2p/tournament/tournament_pairs.csv")
     pairs = {r["opponent"]: r for r in rows if r["agent"] == "ppo"}
     mcts = next(r for r in _csv(RESULTS / "headline_2p/mcts_vs_ppo/evaluate_summary.csv") if r["agent"] == "ppo")
     rows = [(opp, pairs[opp]) for opp in ("random", "greedy", "heuristic")] + [("mcts (400 simulations)", mcts)]
-    return [f"| {label} | {int(r['games']):,} ({int(r['deals'])}) | {_rate_cells(r)} | {_rate_cells(r, 'strict_')} |"
-            for label, r in rows]
+    return [_policy_row(label, r) for label, r in rows]
 
 
 def baseline_rows() -> list[str]:
@@ -78,14 +94,14 @@ def baseline_rows() -> list[str]:
     lines = []
     for a in order:
         cells = ["-" if a == b else f"{float(matrix[a][b]):.3f}" for b in order]
-        lines.append(f"| {a} | " + " | ".join(cells) + " |")
+        lines.append(f"| {'ppo v1' if a == 'ppo' else a} | " + " | ".join(cells) + " |")
     cells = [f"{float(mcts[b]['win_rate']):.3f}" if b in mcts else "" for b in order]
     lines.append("| mcts (400 simulations) | " + " | ".join(cells) + " |")
     return lines
 
 
 def test_readme_headline_tables_are_the_result_files():
-    for row in headline_rows() + baseline_rows():
+    for row in shipped_rows() + headline_rows() + baseline_rows():
         assert row in README, f"README lacks the row written from results/: {row}"
 
 

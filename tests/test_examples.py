@@ -56,6 +56,18 @@ def test_training_script(tmp_path):
     final = evaluation_table(run_dir / "policy.npz", 2, "base", ["greedy"], 6, seed=0, progress=False)[0]
     assert float(rows[-1]["win_rate_vs_greedy"]) == final["win_rate"]
     assert (run_dir / "checkpoint_curve.png").stat().st_size > 0 and "| timesteps |" in out
+    assert all(float(r["wall_s"]) > 0 for r in rows)  # each checkpoint's time into the run
+
+    # time to strength: the scan stops at the first checkpoint that reaches the goal, and keeps its policy
+    goal = tmp_path / "goal"
+    out = run("training/checkpoint_curve.py", str(run_dir), "--opponents", "random", "--games", "6", "--until", "0",
+              "--out", str(goal))
+    with open(goal / "checkpoint_curve.csv") as f:
+        assert len(list(csv.DictReader(f))) == 1
+    assert (goal / "policy_at_goal.npz").exists() and "first checkpoint reaching 0.0: step" in out
+    out = run("training/checkpoint_curve.py", str(run_dir), "--opponents", "random", "--games", "6", "--until",
+              "1.01", "--out", str(tmp_path / "never"))
+    assert "no checkpoint reached 1.01" in out and not (tmp_path / "never" / "policy_at_goal.npz").exists()
 
 
 def test_diagnose_phases_script():

@@ -1,6 +1,7 @@
 """Self-play training: config validation, the opponent pool, policy export / loading, a smoke run."""
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 
 import numpy as np
@@ -161,6 +162,10 @@ def test_smoke_training_saves_everything(smoke_run):
     assert log[0].startswith("timesteps,wall_s,win_rate_vs_random") and len(log) >= 3
     assert (run / "learning_curve.png").stat().st_size > 1000
     assert list((run / "tb").glob("events.out.tfevents.*"))
+    with open(run / "tb" / "progress.csv") as f:  # the CSV twin of the TensorBoard scalars
+        logged = list(csv.DictReader(f))
+    rates = [float(r["throughput/steps_per_s"]) for r in logged if r.get("throughput/steps_per_s")]
+    assert rates and all(rate > 0 for rate in rates) and any(r.get("throughput/eval_s") for r in logged)
     assert trainer.pool.snapshots, "the smoke config promotes snapshots (promote_win_rate ~ 0)"
 
 

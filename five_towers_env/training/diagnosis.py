@@ -7,7 +7,7 @@ kind of decision costs the policy its games: with the teacher everywhere the win
 teacher's own (about 0.5 against itself); a phase whose hand-over to the policy drops it most
 is where the policy falls short of the teacher.
 
-    python training/diagnose_phases.py --policy five_towers_env/agents/policies/ppo_2p_base.npz
+    python training/diagnose_phases.py --policy five_towers_env/games/five_towers/policies/ppo_2p_base.npz
 """
 from __future__ import annotations
 

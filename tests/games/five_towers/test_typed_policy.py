@@ -119,3 +119,18 @@ def test_typed_run_resumes(typed_run):
     ckpt = cfg.run_dir / "checkpoints" / "step_1024.zip"
     again = Trainer(resume_config(ckpt), resume=ckpt, progress=False)
     assert type(again.model.policy).__name__ == "TypedPolicy" and again.model.num_timesteps == 1024
+
+
+def test_shipped_policy_versions():
+    from five_towers_env.agents.registry import make_agent_from_text
+    from five_towers_env.core.game import get_game
+
+    spec = get_game("five_towers")
+    assert spec.policy_versions(2, "base") == [1, 2]
+    current, first = make_agent_from_text("ppo"), make_agent_from_text("ppo:version=1")
+    assert current.path == make_agent_from_text("ppo:version=2").path == spec.policy_path(2, "base")
+    assert first.path.name == "ppo_2p_base_v1.npz" and first.path != current.path
+    with pytest.raises(ValueError, match="no shipped policy version 7; versions: 1, 2"):
+        make_agent_from_text("ppo:version=7")
+    with pytest.raises(ValueError, match="not both"):
+        make_agent_from_text(f"ppo:version=1,path={first.path}")
