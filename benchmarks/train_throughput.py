@@ -69,19 +69,7 @@ def _instrument(counters: Any) -> dict[str, float]:
     depth = {"n": 0}  # nested timers (an agent inside an agent) count once
 
     def cpu_timer(index: int, fn: Any) -> Any:
-        @functools.wraps(fn)
-        def timed(*args: Any, **kwargs: Any) -> Any:
-            if depth["n"]:
-                return fn(*args, **kwargs)
-            depth["n"] += 1
-            t0 = time.process_time()
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                depth["n"] -= 1
-                with counters.get_lock():
-                    counters[index] += time.process_time() - t0
-        return timed
+        return _cpu_timer(counters, index, fn, depth)
 
     def wall_timer(key: str, fn: Any) -> Any:
         @functools.wraps(fn)
@@ -109,26 +97,34 @@ def _instrument(counters: Any) -> dict[str, float]:
     vec_env = _module("five_towers_env.training.vec_env")
     if vec_env is not None:  # the batched games: one vector step is the unit of environment work
         for cls in (vec_env.SelfPlayVecEnv,):
-            cls.step_wait = _outer_cpu_timer(counters, env_total, cls.step_wait)
-            cls.reset = _outer_cpu_timer(counters, env_total, cls.reset)
+            cls.step_wait = _cpu_timer(counters, env_total, cls.step_wait)
+            cls.reset = _cpu_timer(counters, env_total, cls.reset)
     else:  # one gymnasium env per game, in SB3's DummyVecEnv or SubprocVecEnv
         from five_towers_env.wrappers.single_agent import SingleAgentGymEnv
 
-        SingleAgentGymEnv.step = _outer_cpu_timer(counters, env_total, SingleAgentGymEnv.step)
-        SingleAgentGymEnv.reset = _outer_cpu_timer(counters, env_total, SingleAgentGymEnv.reset)
+        SingleAgentGymEnv.step = _cpu_timer(counters, env_total, SingleAgentGymEnv.step)
+        SingleAgentGymEnv.reset = _cpu_timer(counters, env_total, SingleAgentGymEnv.reset)
     wall["_wall_timer"] = wall_timer  # type: ignore[assignment]
     return wall
 
 
-def _outer_cpu_timer(counters: Any, index: int, fn: Any) -> Any:
+def _cpu_timer(counters: Any, index: int, fn: Any, depth: dict[str, int] | None = None) -> Any:
+    """``fn`` adding its CPU seconds to ``counters[index]``; with ``depth``, a call inside another timed
+    call of the same ``depth`` counts once."""
     import functools
 
     @functools.wraps(fn)
     def timed(*args: Any, **kwargs: Any) -> Any:
+        if depth is not None and depth["n"]:
+            return fn(*args, **kwargs)
+        if depth is not None:
+            depth["n"] += 1
         t0 = time.process_time()
         try:
             return fn(*args, **kwargs)
         finally:
+            if depth is not None:
+                depth["n"] -= 1
             with counters.get_lock():
                 counters[index] += time.process_time() - t0
     return timed

@@ -95,3 +95,19 @@ def test_mcts_decision_time_script(tmp_path):
     out = json.loads(out_json.read_text())
     assert out["games_per_opponent"] == 2 and out["all_decisions"]["decisions"] > 0
     assert set(out["per_opponent"]) == {"random"} and out["machine"]
+
+
+def test_train_throughput_benchmark(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    import json
+
+    row = json.loads(run("benchmarks/train_throughput.py", "--inner", "configs/ppo_smoke.yaml", "--steps", "512")
+                     .strip().splitlines()[-1])
+    assert row["steps"] >= 512 and row["steps_per_s"] > 0 and row["update_s"] > 0
+    assert row["opponents_cpu_s"] > 0 and row["env_cpu_s"] > 0  # the games' split was measured
+    out_json = tmp_path / "throughput.json"
+    run("benchmarks/train_throughput.py", "--games", "campanile", "--steps", "512", "--rounds", "1",
+        "--checkout", f"{ROOT}=same", "--json", str(out_json))
+    result = json.loads(out_json.read_text())
+    assert set(result["rows"]) == {"campanile/new", "campanile/same"}
+    assert result["ratios"]["campanile: new / same, steps_per_s"]["median"] > 0
