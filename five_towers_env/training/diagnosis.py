@@ -19,7 +19,7 @@ import numpy as np
 
 from five_towers_env.agents.policy import PolicyAgent
 from five_towers_env.agents.registry import make_agent
-from five_towers_env.training.selfplay import play_games
+from five_towers_env.training.eval_games import play_games
 
 BUILDER_PHASES = frozenset({"teardown", "build", "recover"})
 #: the mixes reported by default: teacher only, policy in one kind of decision, policy everywhere

@@ -13,7 +13,7 @@ from five_towers_env.agents.policy import PolicyAgent
 from five_towers_env.core.game import DEFAULT_GAME
 from five_towers_env.training.config import TrainConfig
 from five_towers_env.training.reward import shape_reward
-from five_towers_env.training.vec_env import play_batched
+from five_towers_env.training.turns import play_batched
 from five_towers_env.wrappers.single_agent import SingleAgentGymEnv
 
 

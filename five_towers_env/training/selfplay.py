@@ -65,7 +65,6 @@ from five_towers_env.training.eval_games import (  # noqa: F401  (importable fro
 )
 from five_towers_env.training.pool import OpponentPool
 from five_towers_env.training.reward import ShapedReward, shape_reward  # noqa: F401
-from five_towers_env.training.vec_env import ProcessVecEnv, SelfPlayVecEnv
 from five_towers_env.wrappers.single_agent import SingleAgentGymEnv
 
 EVAL_SEED = 1_000_003  # evaluation games are the same at every evaluation and in every run
@@ -76,15 +75,19 @@ def make_game(cfg: TrainConfig, sampler: Any) -> SingleAgentGymEnv:
     return SingleAgentGymEnv(cfg.game, num_players=cfg.num_players, variant=cfg.variant, opponent_sampler=sampler)
 
 
-def _games_in_process(cfg_dict: dict[str, Any], sampler: Any, count: int) -> SelfPlayVecEnv:
+def _games_in_process(cfg_dict: dict[str, Any], sampler: Any, count: int) -> Any:
+    from five_towers_env.training.vec_env import SelfPlayVecEnv  # SB3: the rl extra
+
     cfg = config_from_dict(cfg_dict)
     return SelfPlayVecEnv([make_game(cfg, sampler) for _ in range(count)], shape_reward(cfg.reward_margin))
 
 
-def make_vec_env(cfg: TrainConfig, sampler: Any) -> SelfPlayVecEnv | ProcessVecEnv:
-    """``n_envs`` training games, stepped together in this process, or split over ``env_workers``
-    worker processes if ``cfg.subproc`` (see :mod:`.vec_env`)."""
+def make_vec_env(cfg: TrainConfig, sampler: Any) -> Any:
+    """``n_envs`` training games, stepped together in this process (``SelfPlayVecEnv``), or split over
+    ``env_workers`` worker processes (``ProcessVecEnv``) if ``cfg.subproc`` (see :mod:`.vec_env`)."""
     import functools
+
+    from five_towers_env.training.vec_env import ProcessVecEnv
 
     workers = min(cfg.env_workers, cfg.n_envs) if cfg.subproc else 1
     if workers <= 1:
@@ -215,7 +218,7 @@ class Trainer:
         if self.progress:
             print(f"imitation: {cfg.imitation.games} games of {cfg.imitation.teacher} ...", flush=True)
         seed = cfg.seed * 7919 + 17
-        if isinstance(self.venv, ProcessVecEnv):  # the workers play the teacher's games, in parts
+        if hasattr(self.venv, "map"):  # worker processes: they play the teacher's games, in parts
             data = collect_in_parts(self.venv.map, len(self.venv.remotes), cfg, self.pool.sampler(), seed)
         else:
             data = collect_teacher_games(cfg, self.pool.sampler(), seed=seed)

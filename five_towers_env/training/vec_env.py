@@ -3,7 +3,8 @@
 :class:`SelfPlayVecEnv` is an SB3 ``VecEnv`` of ``n`` :class:`~five_towers_env.wrappers.SingleAgentGymEnv`
 games in one process. It does what ``DummyVecEnv`` over ``Monitor(ShapedReward(env))`` does (the
 same observations, rewards, ``info`` keys, automatic resets and episode statistics) but drives the
-games' turn generators (:meth:`~five_towers_env.wrappers.SingleAgentGymEnv.step_turns`) side by side:
+games' turn generators (:meth:`~five_towers_env.wrappers.SingleAgentGymEnv.step_turns`) side by side
+(:func:`~.turns.drive_turns`):
 an opponent with an ``act_batch`` method (a snapshot :class:`~five_towers_env.agents.policy.PolicyAgent`)
 decides for all the games waiting on it in one network pass instead of one pass per decision;
 every other opponent decides on its own, as in ``env.step``.
@@ -24,7 +25,8 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
-from five_towers_env.wrappers.single_agent import SingleAgentGymEnv, Turns
+from five_towers_env.training.turns import drive_turns
+from five_towers_env.wrappers.single_agent import SingleAgentGymEnv
 
 #: the reward shaping of a training environment: ``(reward, terminated, info) -> reward``
 Shaping = Callable[[float, bool, dict[str, Any]], float]
@@ -52,51 +54,13 @@ class SelfPlayVecEnv(VecEnv):
         self._returns = np.zeros(self.num_envs)
         self._lengths = np.zeros(self.num_envs, dtype=np.int64)
         self._start = time.time()
-        #: seconds spent in opponents' decisions (single and batched) since construction
-        self.opponent_seconds = 0.0
-
-    # -- driving many games at once ---------------------------------------------------------
-
-    def _drive(self, turns: dict[int, Turns]) -> dict[int, Any]:
-        """Run every game's turn generator to its end; return their results by index."""
-        results: dict[int, Any] = {}
-        waiting: dict[int, tuple[Any, int]] = {}
-
-        def advance(i: int, action: int | None) -> None:
-            try:
-                waiting[i] = turns[i].send(action) if action is not None else next(turns[i])
-            except StopIteration as end:
-                waiting.pop(i, None)
-                results[i] = end.value
-
-        for i in turns:
-            advance(i, None)
-        while waiting:
-            t0 = time.perf_counter()
-            batches: dict[int, list[int]] = {}
-            decided: list[tuple[int, int]] = []
-            for i, (agent, seat) in waiting.items():
-                if callable(getattr(agent, "act_batch", None)):
-                    batches.setdefault(id(agent), []).append(i)
-                else:
-                    decided.append((i, int(agent.act(*self.envs[i].opponent_input(seat)))))
-            for members in batches.values():
-                agent = waiting[members[0]][0]
-                views = [self.envs[i].opponent_observation(waiting[i][1]) for i in members]
-                actions = agent.act_batch(np.stack([v["observation"] for v in views]),
-                                          np.stack([v["action_mask"] for v in views]))
-                decided += [(i, int(a)) for i, a in zip(members, actions)]
-            self.opponent_seconds += time.perf_counter() - t0
-            for i, action in sorted(decided):
-                advance(i, action)
-        return results
 
     # -- the VecEnv API ---------------------------------------------------------------------
 
     def reset(self) -> np.ndarray:
         """Start every game (with the seeds and options given by ``seed()`` / ``set_options()``)."""
         turns = {i: env.reset_turns(seed=self._seeds[i], **self._option_kwargs(i)) for i, env in enumerate(self.envs)}
-        results = self._drive(turns)
+        results = drive_turns(self.envs, turns)
         self.reset_infos = [results[i][1] for i in range(self.num_envs)]
         self._returns[:] = 0.0
         self._lengths[:] = 0
@@ -113,7 +77,7 @@ class SelfPlayVecEnv(VecEnv):
     def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
         """Play the learner's actions and the opponents' turns of every game; restart finished games."""
         assert self._actions is not None, "step_async() first"
-        steps = self._drive({i: env.step_turns(self._actions[i]) for i, env in enumerate(self.envs)})
+        steps = drive_turns(self.envs, {i: env.step_turns(self._actions[i]) for i, env in enumerate(self.envs)})
         obs = [steps[i][0] for i in range(self.num_envs)]
         rewards = np.zeros(self.num_envs, dtype=np.float32)
         dones = np.zeros(self.num_envs, dtype=bool)
@@ -132,7 +96,7 @@ class SelfPlayVecEnv(VecEnv):
                 self._returns[i], self._lengths[i] = 0.0, 0
             infos.append(info)
         finished = [i for i in range(self.num_envs) if dones[i]]
-        restarts = self._drive({i: self.envs[i].reset_turns() for i in finished})
+        restarts = drive_turns(self.envs, {i: self.envs[i].reset_turns() for i in finished})
         for i in finished:
             obs[i], self.reset_infos[i] = restarts[i]
         self._actions = None
@@ -160,45 +124,6 @@ class SelfPlayVecEnv(VecEnv):
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions in every game, ``(n, num_actions)`` bool."""
         return np.stack([env.action_masks() for env in self.envs])
-
-
-def play_batched(agent: Any, envs: Sequence[SingleAgentGymEnv], seeds: Sequence[int]) -> list[dict[str, Any]]:
-    """Play one game per seed (``env.reset(seed=s)``) with ``agent`` (it has ``act_batch``) in the learner's
-    seat, ``len(envs)`` games at a time, the agent deciding for all of them in one pass per step.
-    Returns each game's last ``info``, in the order of ``seeds``."""
-    venv = SelfPlayVecEnv(envs)
-    queue = list(enumerate(seeds))
-    playing: dict[int, int] = {}  # env index -> game index
-    finals: list[dict[str, Any]] = [{} for _ in seeds]
-    obs: dict[int, np.ndarray] = {}
-
-    def start(slots: list[int]) -> None:
-        turns = {}
-        for i in slots:
-            if queue:
-                game, seed = queue.pop(0)
-                playing[i] = game
-                turns[i] = envs[i].reset_turns(seed=seed)
-            else:
-                playing.pop(i, None)
-        for i, (o, _) in venv._drive(turns).items():
-            obs[i] = o
-
-    start(list(range(len(envs))))
-    while playing:
-        slots = sorted(playing)
-        masks = np.stack([envs[i].action_masks() for i in slots])
-        actions = agent.act_batch(np.stack([obs[i] for i in slots]), masks)
-        results = venv._drive({i: envs[i].step_turns(int(a)) for i, a in zip(slots, actions)})
-        ended = []
-        for i in slots:
-            o, _, terminated, truncated, info = results[i]
-            obs[i] = o
-            if terminated or truncated:
-                finals[playing[i]] = info
-                ended.append(i)
-        start(ended)
-    return finals
 
 
 # -- worker processes ----------------------------------------------------------------------------
