@@ -417,10 +417,12 @@ def field_docs(cls: type) -> dict[str, str]:
     import inspect
     import textwrap
 
-    body = ast.parse(textwrap.dedent(inspect.getsource(cls))).body[0].body
+    tree = ast.parse(textwrap.dedent(inspect.getsource(cls))).body[0]
+    assert isinstance(tree, ast.ClassDef)
+    body = tree.body
     docs = {}
     for node, after in zip(body, body[1:]):
-        if (isinstance(node, ast.AnnAssign) and isinstance(after, ast.Expr)
+        if (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and isinstance(after, ast.Expr)
                 and isinstance(after.value, ast.Constant) and isinstance(after.value.value, str)):
             docs[node.target.id] = " ".join(after.value.value.split())
     return docs

@@ -33,10 +33,10 @@ class ShapedReward(gymnasium.Wrapper):
         self.coef = coef
         self._shaped = shape_reward(coef)
 
-    def step(self, action: Any):
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.env.step(action)
-        return obs, self._shaped(reward, terminated, info), terminated, truncated, info
+        return obs, self._shaped(float(reward), terminated, info), terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions (for ``MaskablePPO``)."""
-        return self.env.action_masks()
+        return self.env.unwrapped.action_masks()  # type: ignore[attr-defined]

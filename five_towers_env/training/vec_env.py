@@ -195,7 +195,7 @@ class ProcessVecEnv(VecEnv):
 
     def __init__(self, makers: Sequence[Callable[[], SelfPlayVecEnv]], sizes: Sequence[int],
                  observation_space: Any, action_space: Any) -> None:
-        ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
+        ctx: Any = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
         self.num_envs = int(sum(sizes))
         self.bounds = np.cumsum([0, *sizes])
         self.remotes, self.processes = [], []
@@ -259,7 +259,7 @@ class ProcessVecEnv(VecEnv):
         return self._call("env_method", indices, method_name, *method_args, **method_kwargs)
 
     def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
-        return [False] * len(self._get_indices(indices))
+        return [False] * len(list(self._get_indices(indices)))
 
     def map(self, function: Callable[..., Any], jobs: Sequence[tuple[Any, ...]]) -> list[Any]:
         """``[function(*job) for job in jobs]``, the jobs shared out among the workers (which are idle
