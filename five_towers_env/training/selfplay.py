@@ -179,6 +179,8 @@ class Trainer:
         self.cfg, self.progress = cfg, progress
         self.run_dir = cfg.run_dir
         self.callback: Any = None  # the current chunk's episode_callback (its progress bar)
+        self.last_eval = ""  # the last evaluation's win rates, for the progress bar
+        self._last_eval: tuple[int, float, float] | None = None  # its (steps, end time, seconds)
         state = checkpoint_state(resume) if resume else None
         torch.set_num_threads(cfg.torch_threads)
         # torch checks every distribution's arguments by default: a quarter of the masked distribution's
@@ -301,7 +303,7 @@ class Trainer:
     def _log_throughput(self, steps: int, eval_start: float, eval_s: float) -> None:
         """TensorBoard ``throughput/*``: learner steps per second since the last evaluation, with and
         without the evaluations, and the seconds this evaluation took."""
-        last = getattr(self, "_last_eval", None)
+        last = self._last_eval
         if last is not None and steps > last[0]:
             train_s = max(eval_start - last[1], 1e-9)
             self.model.logger.record("throughput/steps_per_s", (steps - last[0]) / train_s)
@@ -327,7 +329,7 @@ class Trainer:
         """Train ``steps`` more learner decisions (rounded up to whole rollouts), without evaluating."""
         cfg = self.cfg
         self.callback = episode_callback(cfg.total_timesteps, int(self.model.num_timesteps), self.progress,
-                                         (cfg.rollout_threads, cfg.torch_threads), getattr(self, "last_eval", ""))
+                                         (cfg.rollout_threads, cfg.torch_threads), self.last_eval)
         self.model.learn(steps, reset_num_timesteps=False, callback=self.callback)
 
     def _interrupted(self, signum: int) -> TrainingInterrupted:
