@@ -26,6 +26,7 @@ from typing import NoReturn, TextIO
 # this module: the parser, its argument checks and main(); the subcommands are in cli_commands
 from five_towers_env.cli_commands import (
     cmd_evaluate,
+    cmd_expert,
     cmd_play,
     cmd_replay,
     cmd_tournament,
@@ -215,6 +216,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="processes for that evaluation (1: in this process; 0: every CPU; default 1)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_train, parser=p)
+
+    p = sub.add_parser("expert", help="expert iteration: a policy-value network trained from its own guided search "
+                                      "(needs the rl extra)")
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--config", metavar="YAML", help="an expert-iteration config, e.g. configs/expert_2p.yaml")
+    source.add_argument("--resume", metavar="RUN", help="continue the run in folder RUN from its last generation")
+    p.add_argument("--set", nargs="+", action="extend", default=[], metavar="KEY=VALUE", type=_override,
+                   help="override config settings, e.g. generations=20 (on --resume: to run more generations)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_expert, parser=p)
 
     return parser
 

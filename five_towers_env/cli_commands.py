@@ -170,8 +170,8 @@ def missing_rl_packages(progress: bool = True) -> list[str]:
     return missing
 
 
-def _train_error(message: str) -> int:
-    print(f"five-towers train: error: {message}", file=sys.stderr)
+def _train_error(message: str, command: str = "train") -> int:
+    print(f"five-towers {command}: error: {message}", file=sys.stderr)
     return 2
 
 
@@ -234,4 +234,48 @@ def cmd_train(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print(f"interrupted: the final evaluation was skipped; training finished ({policy})", file=sys.stderr)
         return 130
+    return 0
+
+
+def cmd_expert(args: argparse.Namespace) -> int:
+    """Run (or resume) expert iteration: a policy-value network trained from its own guided search."""
+    missing = [p for p in missing_rl_packages(progress=not args.no_progress)
+               if p not in ("stable-baselines3", "sb3-contrib")]
+    if missing:
+        return _train_error(f"expert iteration needs the rl extra, and {', '.join(missing)} "
+                            f"{'is' if len(missing) == 1 else 'are'} not installed; install it with\n  {RL_INSTALL}",
+                            "expert")
+    from five_towers_env.training.config import ConfigError
+    from five_towers_env.training.expert import ExpertTrainer, plot_curve
+    from five_towers_env.training.expert_config import load_expert_config
+
+    overrides = dict(args.set)
+    try:
+        source = Path(args.resume) / "config.yaml" if args.resume else Path(args.config)
+        cfg = load_expert_config(source, overrides)
+        if args.resume and Path(args.resume).resolve() != cfg.run_dir.resolve():
+            raise ConfigError(f"--resume {args.resume}: its config names the run folder {cfg.run_dir}; "
+                              "out_dir / name cannot change on resume")
+        if not args.resume and (cfg.run_dir / "state.json").exists():
+            raise ConfigError(f"{cfg.run_dir} holds a run already: resume it with five-towers expert --resume "
+                              f"{cfg.run_dir}, or --set name=... for a new one")
+    except (ConfigError, ValueError, OSError) as exc:
+        return _train_error(str(exc), "expert")
+    problem = folder_problem(cfg.run_dir)
+    if problem:
+        return _train_error(f"out_dir / name: the run folder {cfg.run_dir} cannot be made: {problem}", "expert")
+    print(f"run folder: {cfg.run_dir}")
+    try:
+        trainer = ExpertTrainer(cfg, resume=bool(args.resume))
+        run_dir = trainer.run(progress=not args.no_progress)
+    except (FileNotFoundError, ValueError) as exc:
+        return _train_error(str(exc), "expert")
+    except KeyboardInterrupt:
+        print(f"interrupted: resume from the last finished generation with five-towers expert --resume {cfg.run_dir}",
+              file=sys.stderr)
+        return 130
+    plot_curve(run_dir)
+    flag = "" if cfg.game == "five_towers" else f" with --game {cfg.game}"
+    print(f"network: {run_dir / 'network.npz'}  (play it as net:path=... or guided:path=...{flag}); "
+          f"learning curve: {run_dir / 'curve.png'}")
     return 0

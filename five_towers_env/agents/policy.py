@@ -167,7 +167,7 @@ def _load_arrays(path: Path) -> tuple[str, dict[str, np.ndarray], str, dict[str,
         try:
             version = int(data["format"])
             arch = str(data["architecture"]) if "architecture" in data.files else "mlp"
-            arrays = {k: data[k].astype(np.float32) for k in data.files if k.startswith(("w", "b", "typed."))}
+            arrays = {k: data[k].astype(np.float32) for k in data.files if k.startswith(("w", "b", "typed.", "value."))}
             activation, meta = str(data["activation"]), ast.literal_eval(str(data["meta"]))
         except (ValueError, TypeError, SyntaxError, OSError) as e:
             raise ValueError(f"ppo: {path} is not a policy .npz/.zip: {e}") from e

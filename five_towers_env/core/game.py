@@ -71,6 +71,10 @@ class GameSpec:
             played by the ``ppo`` agent in that setup; ``"<players>p-<variant>:v<k>"`` names its
             numbered versions (``ppo:version=k``), earlier ones kept for comparison.
         explicit: whether ``raw_env`` takes ``explicit=`` (single-choice decisions applied by default).
+        observe: ``"module:function"``: ``(state, seat) -> observation vector``, the flat observation
+            the environment shows ``seat`` (for network-guided search); empty: none.
+        shipped_networks: ``"<players>p-<variant>"`` -> a policy-value network file inside the game's
+            package, played by the ``net`` and ``guided`` agents (expert iteration).
     """
 
     name: str
@@ -92,6 +96,8 @@ class GameSpec:
     gymnasium_id: str = ""
     shipped_policies: Mapping[str, str] = field(default_factory=dict)
     explicit: bool = False
+    observe: str = ""
+    shipped_networks: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         targets = ("raw_env", "env", "agent_info", "check_setup", "ui", "determinize")
@@ -136,13 +142,32 @@ class GameSpec:
         """The game's :class:`~five_towers_env.core.gameui.GameUI`."""
         return load(self.ui)
 
+    def observer(self) -> Callable[[Any, int], Any]:
+        """The game's ``observe(state, seat)``; ``ValueError`` if it declares none."""
+        if not self.observe:
+            raise ValueError(f"{self.title} declares no observe function (GameSpec.observe): "
+                             "network-guided search cannot encode its positions")
+        return load(self.observe)
+
+    def _package_file(self, rel: str) -> Path:
+        return Path(importlib.import_module(self.module).__file__).parent / rel  # type: ignore[arg-type]
+
+    def network_path(self, num_players: int | None = None, variant: str | None = None) -> Path | None:
+        """The policy-value network shipped for this setup (``None`` for both: the first one shipped), or None."""
+        if num_players is None and variant is None:
+            key = next(iter(self.shipped_networks), None)
+        else:
+            key = f"{num_players}p-{variant}"
+        rel = self.shipped_networks.get(key) if key is not None else None
+        return None if rel is None else self._package_file(rel)
+
     def policy_path(self, num_players: int, variant: str, version: int | None = None) -> Path | None:
         """The policy shipped for this setup (its earlier ``version`` if given), or None."""
         key = f"{num_players}p-{variant}" + (f":v{version}" if version is not None else "")
         rel = self.shipped_policies.get(key)
         if rel is None:
             return None
-        return Path(importlib.import_module(self.module).__file__).parent / rel  # type: ignore[arg-type]
+        return self._package_file(rel)
 
     def policy_versions(self, num_players: int, variant: str) -> list[int]:
         """The numbered versions shipped for this setup (``"<setup>:v<k>"`` keys), oldest first."""

@@ -392,7 +392,11 @@ def build_config(data: dict[str, Any], overrides: dict[str, Any] | None = None,
 def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> TrainConfig:
     """Load a YAML config file; ``overrides`` (dotted keys, e.g. ``{"ppo.n_epochs": 2}``) win.
     Errors name the file or the override to blame (see :func:`build_config`)."""
-    return build_config(read_config_file(path), overrides, source=str(path))
+    data = read_config_file(path)
+    if data.get("method") == "expert_iteration":
+        raise ConfigError(f"{path} is an expert-iteration config (method: expert_iteration); run it with "
+                          f"five-towers expert --config {path}")
+    return build_config(data, overrides, source=str(path))
 
 
 def apply_overrides(data: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:

@@ -63,6 +63,10 @@ class TypedActor(nn.Module):
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         """Logits ``(batch, 307)`` for observations ``(batch, 2116)``."""
+        return self.forward_features(obs)[0]
+
+    def forward_features(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Logits and the trunk's features (what a value head reads)."""
         batch = obs.shape[0]
         per_type = torch.cat([obs[:, self.type_index], self.type_onehot.expand(batch, -1, -1)], dim=-1)
         enc = self.tenc(per_type)                                    # batch, types, h
@@ -70,7 +74,7 @@ class TypedActor(nn.Module):
         trunk = self.trunk(torch.cat([glob, enc.sum(1), enc.max(1).values], dim=-1))
         type_logits = self.thead(torch.cat([enc, trunk[:, None].expand(-1, NUM_TYPES, -1)], dim=-1))
         out = torch.cat([self.ghead(trunk), type_logits.reshape(batch, -1)], dim=-1)
-        return out[:, self.action_order]
+        return out[:, self.action_order], trunk
 
     def numpy_params(self) -> dict[str, np.ndarray]:
         """The weights as float32 arrays named ``typed.<layer>.w`` / ``typed.<layer>.b``."""

@@ -64,9 +64,13 @@ SPEC = register_game(GameSpec(
     check_setup=f"{__name__}.state:check_setup", determinize=f"{__name__}.agents.view:determinize",
     ui=f"{__name__}.ui:CAMPANILE",
     agents={"greedy": f"{__name__}.agents:GreedyAgent", "heuristic": f"{__name__}.agents:HeuristicAgent",
-            "mcts": f"{__name__}.agents:MCTSAgent"},
+            "mcts": f"{__name__}.agents:MCTSAgent",
+            "net": "five_towers_env.agents.guided:NetworkAgent",
+            "guided": "five_towers_env.agents.guided:GuidedSearchAgent"},
     pettingzoo_id=ENV_ID, gymnasium_id=ENV_ID,
     shipped_policies={"2p-pile": "policies/ppo_campanile_2p.npz"},
+    observe=f"{__name__}.observation:encode",
+    shipped_networks={"2p-pile": "policies/pv_campanile_2p.npz"},
 ))
 
 __all__ = ["SPEC",

@@ -80,12 +80,16 @@ SPEC = register_game(GameSpec(
     ui=f"{__name__}.ui:FIVE_TOWERS",
     agents={"greedy": f"{__name__}.agents.greedy:GreedyAgent",
             "heuristic": f"{__name__}.agents.heuristic:HeuristicAgent",
-            "mcts": f"{__name__}.agents.mcts:MCTSAgent"},
+            "mcts": f"{__name__}.agents.mcts:MCTSAgent",
+            "net": "five_towers_env.agents.guided:NetworkAgent",
+            "guided": "five_towers_env.agents.guided:GuidedSearchAgent"},
     pettingzoo_id=ENV_ID, gymnasium_id=ENV_ID,
     # v2 (the current one) trained with the batched self-play pipeline; v1 kept for comparison
     shipped_policies={"2p-base": "policies/ppo_2p_base.npz", "2p-base:v2": "policies/ppo_2p_base.npz",
                       "2p-base:v1": "policies/ppo_2p_base_v1.npz"},
     explicit=True,
+    observe=f"{__name__}.observation:encode",
+    shipped_networks={"2p-base": "policies/pv_2p_base.npz"},
 ))
 
 __all__ = [

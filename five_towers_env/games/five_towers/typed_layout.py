@@ -111,6 +111,10 @@ class TypedForward:
 
     def __call__(self, obs: np.ndarray) -> np.ndarray:
         """Logits for one observation ``(OBS_SIZE,)`` or a batch ``(B, OBS_SIZE)``."""
+        return self.forward(obs)[0]
+
+    def forward(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Logits and the trunk's features (what a value head reads) for one observation or a batch."""
         batched = obs.ndim > 1
 
         def lin(name: str, x: np.ndarray) -> np.ndarray:
@@ -124,7 +128,7 @@ class TypedForward:
         shared = np.broadcast_to(trunk[..., None, :], enc.shape[:-1] + trunk.shape[-1:])
         type_logits = lin("thead.2", relu(lin("thead.0", np.concatenate([enc, shared], axis=-1))))
         flat = type_logits.reshape(type_logits.shape[:-2] + (-1,))
-        return np.concatenate([lin("ghead", trunk), flat], axis=-1)[..., ACTION_ORDER]
+        return np.concatenate([lin("ghead", trunk), flat], axis=-1)[..., ACTION_ORDER], trunk
 
 
 

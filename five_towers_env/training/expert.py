@@ -1,0 +1,293 @@
+"""Expert iteration: a policy-value network and the search it guides, each improving the other.
+
+One generation of :class:`ExpertTrainer`:
+
+1. the current network is exported (``network.npz``, what the ``net`` and ``guided`` agents read);
+2. the guided search plays ``games_per_generation`` games against itself in ``workers`` processes
+   (:func:`~.expert_data.selfplay_games`); their positions join the replay buffer;
+3. ``train_steps`` minibatches from the buffer fit the policy to the search's improved policy and
+   the value to the games' outcomes (:func:`~.pv_model.policy_value_loss`);
+4. every ``eval_every`` generations, the bare network and the guided search play the heuristic
+   and the search opponent ``eval_mcts`` on fixed deals (``eval_seed``): the learning curve
+   (``curve.csv``, ``curve.png``, TensorBoard under ``tb/``);
+5. a checkpoint (``checkpoint.pt``, ``buffer.npz``, ``state.json``) and the generation's network
+   (``networks/gen_K.npz``) are written; ``five-towers expert --resume <run>`` goes on from the last one.
+
+Before the first generation, ``warmup_games`` games of the bare network (sampled moves) teach the
+value head (``warmup_steps`` minibatches; the policy's target there is its own distribution, so it
+stays where it was): the first search then has a value to go by.
+
+The network starts from the game's shipped ``ppo`` policy (``init_policy``); the value head starts fresh.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from five_towers_env.core.game import get_game
+from five_towers_env.training.expert_config import ExpertConfig, load_expert_config, save_expert_config
+from five_towers_env.training.expert_data import Positions, ReplayBuffer, network_games, selfplay_games
+from five_towers_env.training.pv_model import PolicyValueModel, policy_value_loss
+
+CURVE_FIELDS = ("generation", "games", "positions", "wall_s", "policy_loss", "value_loss",
+                "net_vs_heuristic", "net_vs_heuristic_strict", "guided_vs_heuristic", "guided_vs_heuristic_strict",
+                "net_vs_mcts", "net_vs_mcts_strict", "guided_vs_mcts", "guided_vs_mcts_strict")
+
+
+def _worker_init() -> None:
+    from five_towers_env.training.vec_env import one_blas_thread
+
+    one_blas_thread()
+
+
+def _chunks(seeds: list[int], parts: int) -> list[list[int]]:
+    """``seeds`` in ``parts`` nearly equal runs, in order (empty ones dropped)."""
+    return [list(c) for c in np.array_split(np.asarray(seeds, dtype=np.int64), parts) if len(c)]
+
+
+class ExpertTrainer:
+    """Runs (or resumes) one expert-iteration run; see the module docstring."""
+
+    def __init__(self, cfg: ExpertConfig, resume: bool = False) -> None:
+        self.cfg = cfg
+        self.dir = cfg.run_dir
+        self.spec = get_game(cfg.game)
+        torch.manual_seed(cfg.seed)
+        self.model = PolicyValueModel(cfg.architecture, self.spec.observation_size, self.spec.num_actions,
+                                      cfg.num_players, cfg.hidden)
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate,
+                                          weight_decay=cfg.weight_decay)
+        self.buffer = ReplayBuffer(cfg.buffer_positions)
+        self.rng = np.random.default_rng([cfg.seed, 99])
+        self.generation = 0  # generations finished
+        self.games = 0
+        self.wall_before = 0.0  # seconds spent by earlier sessions of the run
+        self.start = time.perf_counter()
+        self.losses = {"policy_loss": float("nan"), "value_loss": float("nan")}
+        if resume:
+            self._load()
+        else:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            save_expert_config(cfg, self.dir / "config.yaml")
+            init = cfg.init_policy
+            if init == "shipped":
+                path = self.spec.default_policy()
+                if path is None:
+                    raise ValueError(f"init_policy: shipped, but {self.spec.title} ships no ppo policy")
+                self.model.load_policy(path)
+            elif init != "none":
+                self.model.load_policy(init)
+
+    # -- the run ------------------------------------------------------------------------------
+
+    @property
+    def wall_s(self) -> float:
+        """Seconds of the run so far, over all its sessions."""
+        return self.wall_before + time.perf_counter() - self.start
+
+    def run(self, progress: bool = True) -> Path:
+        """Play and train until ``generations`` are done; returns the run folder."""
+        from tqdm import tqdm
+
+        cfg = self.cfg
+        torch.set_num_threads(cfg.torch_threads)
+        from torch.utils.tensorboard import SummaryWriter
+
+        writer = SummaryWriter(str(self.dir / "tb"))
+        total = cfg.generations * cfg.games_per_generation
+        bar = tqdm(total=total, initial=min(total, self.generation * cfg.games_per_generation), unit="game",
+                   desc=f"expert {cfg.name}", disable=not progress, dynamic_ncols=True)
+        with ProcessPoolExecutor(cfg.workers, initializer=_worker_init) as pool:
+            if self.generation == 0 and len(self.buffer) == 0 and cfg.warmup_games:
+                self._warmup(pool)
+            while self.generation < cfg.generations:
+                self._generation(pool, bar, writer)
+        bar.close()
+        writer.close()
+        self._export(self.dir / "network.npz")
+        return self.dir
+
+    def _export(self, path: Path) -> Path:
+        cfg = self.cfg
+        return self.model.export(path, game=cfg.game, num_players=cfg.num_players, variant=cfg.variant,
+                                 name=cfg.name, generation=self.generation, games=self.games, seed=cfg.seed,
+                                 method="expert_iteration")
+
+    def _play(self, pool: ProcessPoolExecutor, function: Any, seeds: list[int], *args: Any,
+              bar: Any = None) -> Positions:
+        """Run ``function(network, game, players, variant, seeds, *args)`` over the workers."""
+        cfg = self.cfg
+        network = str(self._export(self.dir / "network.npz"))
+        parts = _chunks(seeds, cfg.workers * 4)
+        futures = [pool.submit(function, network, cfg.game, cfg.num_players, cfg.variant, part, *args)
+                   for part in parts]
+        out = []
+        for f in futures:
+            positions, counts = f.result()
+            out.append(positions)
+            if bar is not None:
+                bar.update(int(counts["games"]))
+        return Positions.concat(out)
+
+    def _warmup(self, pool: ProcessPoolExecutor) -> None:
+        """Teach the value head from games of the bare network before the first search."""
+        cfg = self.cfg
+        seeds = [int(s) for s in np.random.default_rng([cfg.seed, 1]).integers(1 << 31, size=cfg.warmup_games)]
+        self.buffer.add(self._play(pool, network_games, seeds))
+        self._train(cfg.warmup_steps)
+
+    def _generation(self, pool: ProcessPoolExecutor, bar: Any, writer: Any) -> None:
+        cfg = self.cfg
+        g = self.generation
+        seeds = [int(s) for s in np.random.default_rng([cfg.seed, 2, g]).integers(1 << 31,
+                                                                                   size=cfg.games_per_generation)]
+        positions = self._play(pool, selfplay_games, seeds, cfg.search_settings(cfg.root_noise),
+                               cfg.temperature_moves, cfg.q_scale, bar=bar)
+        self.buffer.add(positions)
+        self.games += len(seeds)
+        self._train(cfg.train_steps)
+        self.generation += 1
+        snapshot = self._export(self.dir / "networks" / f"gen_{self.generation}.npz")
+        row: dict[str, Any] = {"generation": self.generation, "games": self.games, "positions": len(positions),
+                               **self.losses}
+        if self.generation % cfg.eval_every == 0 or self.generation == cfg.generations:
+            row.update(self._evaluate(snapshot))
+        row["wall_s"] = round(self.wall_s, 1)
+        self._log(row, writer)
+        bar.set_postfix({k: f"{row[k]:.2f}" for k in ("net_vs_heuristic", "guided_vs_mcts") if k in row})
+        self._save()
+
+    def _train(self, steps: int) -> None:
+        """``steps`` minibatches from the buffer."""
+        cfg = self.cfg
+        self.model.train()
+        sums = {"policy_loss": 0.0, "value_loss": 0.0}
+        for _ in range(steps):
+            b = self.buffer.sample(cfg.batch_size, self.rng)
+            loss, parts = policy_value_loss(
+                self.model, torch.as_tensor(b.obs, dtype=torch.float32), torch.as_tensor(b.masks),
+                torch.as_tensor(b.policy, dtype=torch.float32), torch.as_tensor(b.weight),
+                torch.as_tensor(b.value), cfg.value_weight)
+            self.optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
+            self.optimizer.step()
+            for k in sums:
+                sums[k] += parts[k]
+        self.model.eval()
+        self.losses = {k: v / max(1, steps) for k, v in sums.items()}
+
+    def _evaluate(self, network: Path) -> dict[str, float]:
+        """The learning curve's point: net and guided against the heuristic and the search opponent."""
+        from five_towers_env.evaluation.match import evaluate
+
+        cfg = self.cfg
+        net = f"net:path={network}"
+        guided = f"guided:path={network},simulations={cfg.eval_simulations},determinisations={cfg.determinisations}"
+        out: dict[str, float] = {}
+        plans = [("net", net, "heuristic", cfg.eval_games), ("guided", guided, "heuristic", cfg.eval_games),
+                 ("net", net, "mcts", cfg.eval_mcts_games), ("guided", guided, "mcts", cfg.eval_mcts_games)]
+        for who, spec, against, games in plans:
+            if games < 1:
+                continue
+            opponent = "heuristic" if against == "heuristic" else cfg.eval_mcts
+            result = evaluate([spec, opponent], num_games=games, num_players=cfg.num_players, variant=cfg.variant,
+                              seed=cfg.eval_seed, workers=cfg.workers, progress=False, game=cfg.game)
+            row = result.agents[0]
+            out[f"{who}_vs_{against}"] = row["win_rate"]
+            out[f"{who}_vs_{against}_strict"] = row["strict_win_rate"]
+        return out
+
+    def _log(self, row: dict[str, Any], writer: Any) -> None:
+        path = self.dir / "curve.csv"
+        new = not path.exists()
+        with path.open("a", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=CURVE_FIELDS)
+            if new:
+                w.writeheader()
+            w.writerow({k: row.get(k, "") for k in CURVE_FIELDS})
+        for k, v in row.items():
+            if k != "generation" and isinstance(v, (int, float)):
+                writer.add_scalar(f"expert/{k}", v, self.generation)
+        writer.flush()
+
+    # -- checkpoints -----------------------------------------------------------------------------
+
+    def _save(self) -> None:
+        """Write the checkpoint (model, optimiser, buffer, counters); each file replaced atomically."""
+        tmp = self.dir / "checkpoint.pt.tmp"
+        torch.save({"model": self.model.state_dict(), "optimizer": self.optimizer.state_dict()}, tmp)
+        tmp.replace(self.dir / "checkpoint.pt")
+        self.buffer.save(self.dir / "buffer.npz")
+        state = {"generation": self.generation, "games": self.games, "wall_s": self.wall_s,
+                 "rng": self.rng.bit_generator.state, "losses": self.losses}
+        tmp_json = self.dir / "state.json.tmp"
+        tmp_json.write_text(json.dumps(state))
+        tmp_json.replace(self.dir / "state.json")
+
+    def _load(self) -> None:
+        if not (self.dir / "state.json").exists():
+            raise FileNotFoundError(f"{self.dir}: no checkpoint to resume (state.json missing)")
+        state = json.loads((self.dir / "state.json").read_text())
+        saved = torch.load(self.dir / "checkpoint.pt", weights_only=True)
+        self.model.load_state_dict(saved["model"])
+        self.optimizer.load_state_dict(saved["optimizer"])
+        self.buffer.load(self.dir / "buffer.npz")
+        self.generation, self.games = int(state["generation"]), int(state["games"])
+        self.wall_before = float(state["wall_s"])
+        self.rng.bit_generator.state = state["rng"]
+        self.losses = state["losses"]
+
+
+def plot_curve(run_dir: str | Path, out: str | Path | None = None) -> Path:
+    """Draw ``curve.csv``'s win rates over training hours into ``curve.png`` (or ``out``)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    run_dir = Path(run_dir)
+    with (run_dir / "curve.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for key, label in (("net_vs_heuristic", "net vs heuristic"), ("guided_vs_heuristic", "guided vs heuristic"),
+                       ("net_vs_mcts", "net vs mcts"), ("guided_vs_mcts", "guided vs mcts")):
+        pts = [(float(r["wall_s"]) / 3600, float(r[key])) for r in rows if r.get(key)]
+        if pts:
+            ax.plot(*zip(*pts), marker="o", label=label)
+    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+    ax.set_xlabel("training time (hours, 2 cores)")
+    ax.set_ylabel("win rate (ties 1/2)")
+    ax.set_ylim(0, 1)
+    ax.legend()
+    ax.set_title(f"expert iteration: {run_dir.name}")
+    out = Path(out) if out is not None else run_dir / "curve.png"
+    fig.tight_layout()
+    fig.savefig(out, dpi=100)
+    plt.close(fig)
+    return out
+
+
+def train_expert(config: str | Path | None = None, overrides: dict[str, Any] | None = None,
+                 resume: str | Path | None = None, progress: bool = True) -> Path:
+    """Run an expert-iteration config, or resume the run in folder ``resume``; returns the run folder."""
+    if resume is not None:
+        cfg = load_expert_config(Path(resume) / "config.yaml", overrides)
+        trainer = ExpertTrainer(cfg, resume=True)
+    else:
+        if config is None:
+            raise ValueError("give a config or a run folder to resume")
+        trainer = ExpertTrainer(load_expert_config(config, overrides))
+    run_dir = trainer.run(progress=progress)
+    plot_curve(run_dir)
+    return run_dir
+
+
+__all__ = ["ExpertTrainer", "train_expert", "plot_curve", "CURVE_FIELDS"]

@@ -1,0 +1,145 @@
+"""Expert iteration's training: configs, the model and its export, the data, a smoke run and its resume."""
+from __future__ import annotations
+
+import csv
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from five_towers_env.training.config import ConfigError, load_config
+from five_towers_env.training.expert_config import (
+    ExpertConfig,
+    build_expert_config,
+    expert_settings_table,
+    load_expert_config,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+EXPERT_CONFIGS = sorted(p for p in (ROOT / "configs").glob("*.yaml") if "method: expert_iteration" in p.read_text())
+
+torch = pytest.importorskip("torch")
+
+
+def test_expert_configs_load_and_cover_both_games():
+    games = {load_expert_config(p).game for p in EXPERT_CONFIGS}
+    assert games == {"five_towers", "campanile"}
+
+
+def test_ppo_train_refuses_an_expert_config_by_name():
+    with pytest.raises(ConfigError, match="five-towers expert --config"):
+        load_config(EXPERT_CONFIGS[0])
+
+
+@pytest.mark.parametrize("data, message", [
+    ({"generation": 3}, "unknown setting"),
+    ({"generations": 0}, "generations: must be at least 1"),
+    ({"num_players": 9}, "num_players/variant"),
+    ({"game": "campanile", "architecture": "typed"}, "typed network reads 5 Towers"),
+    ({"root_noise": 1.5}, "root_noise"),
+    ({"simulations": "many"}, "simulations: expected int"),
+    ({"hidden": [64, -1]}, "hidden: a list of positive integers"),
+])
+def test_bad_settings_name_the_key(data, message):
+    with pytest.raises(ConfigError, match=message):
+        build_expert_config(data)
+
+
+def test_every_setting_is_documented():
+    docs = (ROOT / "docs" / "training.md").read_text()
+    start = docs.index("<!-- expert-settings:start -->") + len("<!-- expert-settings:start -->")
+    end = docs.index("<!-- expert-settings:end -->")
+    assert docs[start:end].strip() == expert_settings_table().strip(), "docs/training.md expert settings are stale"
+
+
+@pytest.mark.parametrize("game, architecture", [("five_towers", "typed"), ("campanile", "mlp")])
+def test_export_matches_the_torch_model(game, architecture, tmp_path):
+    """The numpy network the agents read computes what the torch model computes."""
+    from five_towers_env.agents.guided import PolicyValueNet
+    from five_towers_env.core.game import get_game
+    from five_towers_env.training.pv_model import PolicyValueModel
+
+    spec = get_game(game)
+    torch.manual_seed(0)
+    model = PolicyValueModel(architecture, spec.observation_size, spec.num_actions, 2)
+    model.load_policy(spec.default_policy())
+    with torch.no_grad():  # a value head that is not nearly constant
+        model.value_layers()[1].weight.normal_(0, 0.5)
+    path = model.export(tmp_path / "net.npz", game=game, num_players=2, variant=spec.default_variant)
+    net = PolicyValueNet(path, game=game)
+    x = np.random.default_rng(0).random((5, spec.observation_size)).astype(np.float32)
+    logits, values = net(x)
+    with torch.no_grad():
+        t_logits, t_values = model(torch.as_tensor(x))
+    np.testing.assert_allclose(logits, t_logits.numpy(), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(values, torch.softmax(t_values, -1).numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_selfplay_positions_are_consistent(tmp_path):
+    """Every self-play position: a legal-only policy target summing to 1, outcome shares summing to 1,
+    and the same games from the same seeds."""
+    from five_towers_env.core.game import get_game
+    from five_towers_env.training.expert_data import network_games, selfplay_games
+    from five_towers_env.training.pv_model import PolicyValueModel
+
+    spec = get_game("campanile")
+    model = PolicyValueModel("mlp", spec.observation_size, spec.num_actions, 2)
+    model.load_policy(spec.default_policy())
+    path = str(model.export(tmp_path / "net.npz", game="campanile", num_players=2, variant="pile"))
+    settings = {"simulations": 16, "determinisations": 2, "noise": 0.25}
+    a, counts = selfplay_games(path, "campanile", 2, "pile", [3, 4], settings, 4)
+    b, _ = selfplay_games(path, "campanile", 2, "pile", [3, 4], settings, 4)
+    assert counts["games"] == 2 and len(a) > 20
+    assert np.array_equal(a.obs, b.obs) and np.array_equal(a.policy, b.policy)
+    assert np.all(a.policy[~a.masks] == 0)
+    np.testing.assert_allclose(a.policy.astype(np.float32).sum(1), 1, atol=2e-3)
+    np.testing.assert_allclose(a.value.sum(1), 1)
+    w, _ = network_games(path, "campanile", 2, "pile", [5])
+    np.testing.assert_allclose(w.policy.astype(np.float32).sum(1), 1, atol=2e-3)
+
+
+SMOKE = ["game=campanile", "architecture=mlp", "games_per_generation=3", "warmup_games=4", "warmup_steps=3",
+         "simulations=8", "determinisations=2", "train_steps=3", "batch_size=16", "eval_games=2",
+         "eval_mcts_games=2", "eval_mcts=mcts:simulations=8", "workers=1", "torch_threads=1"]
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "five_towers_env.cli", "expert", "--no-progress", *args],
+                          capture_output=True, text=True, cwd=ROOT, timeout=600)
+
+
+def test_smoke_run_resumes_to_the_same_network(tmp_path):
+    """Two generations straight, and one generation then a resume for the second: the same network,
+    the same curve, and a picture of it."""
+    config = ROOT / "configs" / "expert_campanile_2p.yaml"
+    straight = _cli("--config", str(config), "--set", f"out_dir={tmp_path}", "name=straight", "generations=2", *SMOKE)
+    assert straight.returncode == 0, straight.stderr
+    first = _cli("--config", str(config), "--set", f"out_dir={tmp_path}", "name=split", "generations=1", *SMOKE)
+    assert first.returncode == 0, first.stderr
+    again = _cli("--config", str(config), "--set", f"out_dir={tmp_path}", "name=split", "generations=1", *SMOKE)
+    assert again.returncode == 2 and "holds a run already" in again.stderr
+    resumed = _cli("--resume", str(tmp_path / "split"), "--set", "generations=2")
+    assert resumed.returncode == 0, resumed.stderr
+    with np.load(tmp_path / "straight" / "network.npz") as s, np.load(tmp_path / "split" / "network.npz") as r:
+        for key in s.files:
+            if key != "meta":
+                np.testing.assert_array_equal(s[key], r[key], err_msg=key)
+
+    def curve(name: str) -> list[dict]:
+        with (tmp_path / name / "curve.csv").open() as f:
+            return [{k: v for k, v in row.items() if k != "wall_s"} for row in csv.DictReader(f)]
+
+    assert curve("straight") == curve("split") and len(curve("split")) == 2
+    assert (tmp_path / "split" / "curve.png").stat().st_size > 0
+    assert (tmp_path / "split" / "networks" / "gen_2.npz").exists()
+
+
+def test_resume_without_a_run_is_a_usage_error(tmp_path):
+    result = _cli("--resume", str(tmp_path / "nothing"))
+    assert result.returncode == 2 and "five-towers expert: error" in result.stderr
+
+
+def test_defaults_are_valid():
+    assert ExpertConfig().variant == "base"

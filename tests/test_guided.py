@@ -1,0 +1,231 @@
+"""Expert iteration's agents and search: the network file, the guided search, hidden information.
+
+The networks here are made in the test from a shipped ppo policy plus a random value head (numpy
+only), so the tests do not depend on how well a shipped network plays.
+"""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from five_towers_env.agents import make_agent
+from five_towers_env.agents.guided import GuidedSearchAgent, NetworkAgent, PolicyValueNet
+from five_towers_env.agents.policy import PolicyAgent
+from five_towers_env.core.game import GameSpec, get_game
+from five_towers_env.core.guided_search import PUCT, guided_search, win_shares
+from five_towers_env.games.campanile import CampanileState
+from five_towers_env.games.campanile.agents import agent_info as campanile_info
+from five_towers_env.games.five_towers import actions as A
+from five_towers_env.games.five_towers import raw_env
+from five_towers_env.games.five_towers.agents.view import agent_info as five_towers_info
+from five_towers_env.games.five_towers.state import Phase
+
+GAMES = ("five_towers", "campanile")
+
+
+def make_network(path, game: str, seed: int = 0, players: int = 2):
+    """A policy-value file: the game's shipped ppo policy plus a random value head."""
+    spec = get_game(game)
+    with np.load(spec.default_policy()) as d:
+        arrays = dict(d)
+    features = 256
+    rng = np.random.default_rng(seed)
+    arrays["value.w0"] = (rng.standard_normal((64, features)) * 0.1).astype(np.float32)
+    arrays["value.b0"] = np.zeros(64, np.float32)
+    arrays["value.w1"] = (rng.standard_normal((players, 64)) * 0.5).astype(np.float32)
+    arrays["value.b1"] = np.zeros(players, np.float32)
+    np.savez(path, **arrays)
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def networks(tmp_path_factory):
+    root = tmp_path_factory.mktemp("pv")
+    return {g: make_network(root / f"{g}.npz", g) for g in GAMES}
+
+
+def _observation(game: str, state, seat: int) -> dict:
+    spec = get_game(game)
+    mask = np.zeros(spec.num_actions, np.int8)
+    mask[state.legal_actions()] = 1
+    return {"observation": spec.observer()(state, seat), "action_mask": mask}
+
+
+def _info(game: str, state, seat: int) -> dict:
+    return (five_towers_info if game == "five_towers" else campanile_info)(state, seat)
+
+
+def _positions(game: str, seed: int, count: int):
+    """Running positions of random games with more than one legal action."""
+    spec = get_game(game)
+    env = spec.make_raw_env(num_players=2)
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < count:
+        env.reset(seed=int(rng.integers(1 << 30)))
+        s = env.game
+        for _ in range(int(rng.integers(0, 60))):
+            if s.is_terminal():
+                break
+            legal = s.legal_actions()
+            s.apply_action(legal[int(rng.integers(len(legal)))])
+        if not s.is_terminal() and len(s.legal_actions()) > 1:
+            out.append(s.clone())
+    return out
+
+
+def test_win_shares():
+    assert win_shares([1.0, -1.0]).tolist() == [1.0, 0.0]
+    assert win_shares([1.0, 1.0, -1.0]).tolist() == [0.5, 0.5, 0.0]
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_network_file_reads_as_ppo_and_net(game, networks):
+    """The policy part of a network file is a ppo policy: the bare network plays what ppo plays."""
+    net, ppo = NetworkAgent(networks[game], game=game), PolicyAgent(get_game(game).default_policy(), game=game)
+    pv = PolicyValueNet(networks[game], game=game)
+    for s in _positions(game, 1, 12):
+        obs, info = _observation(game, s, s.current_player), _info(game, s, s.current_player)
+        assert net.act(obs, info) == ppo.act(obs, info)
+        logits, values = pv(obs["observation"][None])
+        np.testing.assert_allclose(logits[0], ppo.logits(obs["observation"]), rtol=1e-4, atol=1e-4)
+        assert values.shape == (1, 2) and abs(values.sum() - 1) < 1e-5
+
+
+def test_ppo_file_has_no_value_head():
+    with pytest.raises(ValueError, match="no value head"):
+        PolicyValueNet(get_game("campanile").default_policy(), game="campanile")
+
+
+def test_no_shipped_network_is_a_clear_error(monkeypatch):
+    monkeypatch.setattr(GameSpec, "network_path", lambda *a: None)
+    with pytest.raises(ValueError, match="ships no policy-value network"):
+        NetworkAgent(game="campanile")
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_search_visits_and_policy(game, networks):
+    """The search spends its budget, its policy is a distribution over the legal actions only, and the
+    same generator seed gives the same result."""
+    spec = get_game(game)
+    agent = GuidedSearchAgent(networks[game], seed=0, game=game)
+    settings = PUCT(simulations=40, determinisations=4)
+    for s in _positions(game, 2, 4):
+        seat = s.current_player
+        view = _info(game, s, seat)["view"]
+        r1 = guided_search(agent.hooks, view, seat, agent.net, settings, np.random.default_rng(5))
+        r2 = guided_search(agent.hooks, view, seat, agent.net, settings, np.random.default_rng(5))
+        assert r1.action == r2.action and np.array_equal(r1.visits, r2.visits)
+        assert r1.action in s.legal_actions() and r1.evaluations <= 40
+        pi = r1.visit_policy(spec.num_actions)
+        improved = r1.improved_policy(spec.num_actions)
+        assert abs(improved.sum() - 1) < 1e-5 and set(np.flatnonzero(improved)) <= set(s.legal_actions())
+        assert abs(pi.sum() - 1) < 1e-6 and set(np.flatnonzero(pi)) <= set(s.legal_actions())
+        assert r1.visits.sum() >= 40 - 4  # every simulation after the roots visits a root child
+
+
+def test_search_takes_a_win_it_sees():
+    """A Campanile position one move from the end: the search finds the move the exact rewards favour."""
+    rng = np.random.default_rng(0)
+    found = 0
+    for _ in range(200):
+        s = CampanileState.new_game(2, "pile", rng)
+        while not s.is_terminal():
+            legal = s.legal_actions()
+            wins = []
+            for a in legal:
+                c = s.clone()
+                c.apply_action(a)
+                if c.is_terminal() and s.current_player in c.winners():
+                    wins.append(a)
+            if wins and len(wins) < len(legal):
+                break
+            s.apply_action(legal[int(rng.integers(len(legal)))])
+        if s.is_terminal():
+            continue
+        info = campanile_info(s, s.current_player)
+        if info["view"].legal_actions() != s.legal_actions():
+            continue
+        agent = GuidedSearchAgent(make_network("/tmp/_pv_win.npz", "campanile", seed=1), seed=0, simulations=200,
+                                  game="campanile")
+        view = info["view"]
+        c = view.clone()
+        c.apply_action(agent.act(_observation("campanile", s, s.current_player), info))
+        assert c.is_terminal()  # an immediate win is worth 1 in every determinisation
+        found += 1
+        if found == 3:
+            break
+    assert found
+
+
+def test_guided_refuses_another_player_count(networks):
+    agent = GuidedSearchAgent(networks["campanile"], seed=0, game="campanile")
+    s = CampanileState.new_game(3, "pile", np.random.default_rng(0))
+    with pytest.raises(ValueError, match="2-player"):
+        agent.act(None, campanile_info(s, 0))
+
+
+def test_registry_builds_both_agents(networks):
+    for game in GAMES:
+        assert isinstance(make_agent("net", seed=1, game=game, path=networks[game]), NetworkAgent)
+        guided = make_agent("guided", seed=1, game=game, path=networks[game], simulations=16)
+        assert isinstance(guided, GuidedSearchAgent) and guided.settings.simulations == 16
+
+
+# -- hidden information ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["net", "guided"])
+def test_five_towers_agents_ignore_the_deck_order(name, networks):
+    """Two copies of the agent play two games that differ only in the deck order (and the reshuffle
+    generator); at every decision they choose the same action. The twin is rebuilt from the real
+    game's position, its deck reordered, at every round start."""
+    settings = {"path": networks["five_towers"], **({"simulations": 24, "determinisations": 4}
+                                                    if name == "guided" else {})}
+    real = [make_agent(name, seed=40 + i, game="five_towers", **settings) for i in range(2)]
+    twins = [make_agent(name, seed=40 + i, game="five_towers", **settings) for i in range(2)]
+    env = raw_env(num_players=2, variant="base", explicit=True)
+    env.reset(seed=9)
+    rng = random.Random(0)
+    twin, synced, reordered, decisions = None, -1, 0, 0
+    while not env.game.is_terminal() and decisions < 160:
+        if env.game.rounds_played != synced:
+            assert env.game.phase == Phase.BID
+            pos = env.position()
+            deck = list(pos["deck"])
+            if len(set(deck)) > 1:
+                while deck == pos["deck"]:
+                    rng.shuffle(deck)
+            twin = raw_env(num_players=2, variant="base", explicit=True)
+            twin.reset(seed=1000 + env.game.rounds_played, options={"position": {**pos, "deck": deck}})
+            synced, reordered = env.game.rounds_played, reordered + (deck != pos["deck"])
+        seat = env.game.current_player
+        agent = env.possible_agents[seat]
+        a = real[seat].act(env.observe(agent), five_towers_info(env.game, seat))
+        b = twins[seat].act(twin.observe(agent), five_towers_info(twin.game, seat))
+        assert a == b, f"round {synced}: {A.action_name(a)} in the real game, {A.action_name(b)} in the twin"
+        env.step(a)
+        twin.step(b)
+        decisions += 1
+    assert reordered >= 5 and decisions > 60
+
+
+@pytest.mark.parametrize("name", ["net", "guided"])
+def test_campanile_agents_ignore_hidden_cards(name, networks):
+    """Changing the cards hidden from the seat (the other hand, the face-down pile cards) and the game's
+    generator changes neither agent's choice."""
+    rng = np.random.default_rng(3)
+    settings = {"path": networks["campanile"], **({"simulations": 32} if name == "guided" else {})}
+    changed = 0
+    for s in _positions("campanile", 7, 10):
+        seat = s.current_player
+        other = s.determinize(seat, rng)
+        other.rng = np.random.default_rng(int(rng.integers(1 << 30)))
+        changed += other.hands != s.hands
+        i1, i2 = campanile_info(s, seat), campanile_info(other, seat)
+        a = make_agent(name, seed=9, game="campanile", **settings).act(_observation("campanile", s, seat), i1)
+        b = make_agent(name, seed=9, game="campanile", **settings).act(_observation("campanile", other, seat), i2)
+        assert a == b
+    assert changed > 0
