@@ -55,6 +55,10 @@ class GuidedGame(Protocol):
         """``seat``'s flat observation of ``state``."""
         ...
 
+    def child(self, state: Any, action: int) -> Any:
+        """A new state: ``state`` with ``action`` applied (``state`` unchanged)."""
+        ...
+
 
 @dataclass(frozen=True)
 class PUCT:
@@ -113,7 +117,8 @@ def win_shares(returns: Sequence[float]) -> np.ndarray:
 
 def _relative_to_absolute(values: np.ndarray, observer: int) -> np.ndarray:
     """Values listed from the observer on (``values[k]``: seat ``observer + k``) by seat number."""
-    return np.roll(values, observer)
+    n = len(values)
+    return values[(np.arange(n) - observer) % n]
 
 
 class _Tree:
@@ -122,7 +127,7 @@ class _Tree:
     def __init__(self, state: Any) -> None:
         self.root = _Node(state)
 
-    def descend(self, c_puct: float) -> tuple[list[tuple[_Node, int]], _Node]:
+    def descend(self, game: GuidedGame, c_puct: float) -> tuple[list[tuple[_Node, int]], _Node]:
         """Follow PUCT from the root to a node not evaluated yet (or a finished game); the path
         as ``(node, child index)`` pairs, and that node (created here, its state a copy)."""
         path: list[tuple[_Node, int]] = []
@@ -132,9 +137,7 @@ class _Tree:
             path.append((node, i))
             child = node.children[i]
             if child is None:
-                state = node.state.clone()
-                state.apply_action(node.actions[i])
-                child = node.children[i] = _Node(state)
+                child = node.children[i] = _Node(game.child(node.state, node.actions[i]))
                 return path, child
             node = child
         return path, node
@@ -199,7 +202,7 @@ def guided_search(game: GuidedGame, view: Any, seat: int, net: Evaluator, settin
     for _ in range(steps):
         pending = []
         for t in trees:
-            path, leaf = t.descend(settings.c_puct)
+            path, leaf = t.descend(game, settings.c_puct)
             if leaf.state.is_terminal():
                 _backup(path, leaf, win_shares(leaf.state.returns()))
             else:

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from five_towers_env.core.blas import one_blas_thread
 from five_towers_env.core.game import get_game
 from five_towers_env.training.expert_config import ExpertConfig, load_expert_config, save_expert_config
 from five_towers_env.training.expert_data import Positions, ReplayBuffer, network_games, selfplay_games
@@ -42,8 +43,6 @@ CURVE_FIELDS = ("generation", "games", "positions", "wall_s", "policy_loss", "va
 
 
 def _worker_init() -> None:
-    from five_towers_env.training.vec_env import one_blas_thread
-
     one_blas_thread()
 
 

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
+from five_towers_env.core.blas import one_blas_thread
 from five_towers_env.training.turns import drive_turns
 from five_towers_env.wrappers.single_agent import SingleAgentGymEnv
 
@@ -127,39 +128,6 @@ class SelfPlayVecEnv(VecEnv):
 
 
 # -- worker processes ----------------------------------------------------------------------------
-
-#: the thread-count setters of the BLAS libraries numpy may load (OpenBLAS under its names, MKL)
-_BLAS_SETTERS = ("scipy_openblas_set_num_threads64_", "scipy_openblas_set_num_threads", "openblas_set_num_threads64_",
-                 "openblas_set_num_threads", "MKL_Set_Num_Threads")
-
-
-def one_blas_thread() -> bool:
-    """Make numpy's BLAS use one thread in this process; True if a loaded BLAS library took it.
-
-    A worker is forked after numpy started its BLAS threads, so ``OPENBLAS_NUM_THREADS`` comes too
-    late; without this, two workers multiplying small batches keep 2 x (cores) threads spinning
-    for 2 cores, and the batched policy passes run several times slower."""
-    import ctypes
-
-    try:
-        with open("/proc/self/maps") as maps:
-            paths = {line.split()[-1] for line in maps if "blas" in line.lower() or "mkl" in line.lower()}
-    except OSError:  # not Linux: leave the library as it is
-        return False
-    done = False
-    for path in paths:
-        try:
-            library = ctypes.CDLL(path)
-        except OSError:
-            continue
-        for name in _BLAS_SETTERS:
-            setter = getattr(library, name, None)
-            if setter is not None:
-                setter(1)
-                done = True
-                break
-    return done
-
 
 def _worker(conn: Any, make: Callable[[], SelfPlayVecEnv]) -> None:
     # Ctrl-C in a terminal reaches the whole process group: the trainer, not a worker, must handle it
