@@ -97,6 +97,17 @@ def test_mcts_decision_time_script(tmp_path):
     assert set(out["per_opponent"]) == {"random"} and out["machine"]
 
 
+def test_decision_time_benchmark(tmp_path):
+    out_json = tmp_path / "times.json"
+    run("benchmarks/decision_time.py", "--game", "campanile", "--agents", "greedy", "mcts:simulations=8", "--games", "1",
+        "--rounds", "2", "--json", str(out_json))
+    import json
+
+    out = json.loads(out_json.read_text())
+    assert out["decisions"] > 10 and [a["agent"] for a in out["agents"]] == ["greedy", "mcts:simulations=8"]
+    assert out["agents"][0]["cpu_ratio_to_first"] == 1.0 and out["agents"][1]["cpu_ms"] > 0
+
+
 def test_train_throughput_benchmark(tmp_path):
     pytest.importorskip("sb3_contrib")
     import json

@@ -124,7 +124,7 @@ class GuidedSearchAgent:
     """
 
     def __init__(self, path: str | Path | None = None, seed: int | None = None, simulations: int = 64,
-                 determinisations: int = 8, c_puct: float = 1.5, noise: float = 0.0, name: str = "guided",
+                 determinisations: int = 8, c_puct: float = 1.0, noise: float = 0.0, name: str = "guided",
                  game: str | None = None) -> None:
         if simulations < 1 or determinisations < 1:
             raise ValueError(f"guided: simulations and determinisations must be at least 1, got "

@@ -68,7 +68,7 @@ class PUCT:
 
     simulations: int = 64
     determinisations: int = 8
-    c_puct: float = 1.5
+    c_puct: float = 1.0
     noise: float = 0.0
     alpha: float = 0.3
 

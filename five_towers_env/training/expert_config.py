@@ -53,14 +53,14 @@ class ExpertConfig:
     determinisations: int = 8
     """Trees per decision, each on its own sample of the hidden information; the simulations are shared
     among them."""
-    c_puct: float = 1.5
+    c_puct: float = 1.0
     """PUCT exploration weight."""
     root_noise: float = 0.25
     """Weight of Dirichlet noise mixed into the root priors in self-play (0 in evaluations)."""
     temperature_moves: int = 12
     """Decisions per seat and game sampled from the improved policy; later ones are the search's choice
     (the most visited)."""
-    q_scale: float = 1.0
+    q_scale: float = 0.3
     """Scale of the values in the policy target `softmax(log prior + (50 + max visits) * q_scale * Q)`."""
     buffer_positions: int = 150_000
     """Replay buffer: the most recent positions trained on."""
