@@ -15,7 +15,6 @@ rounds; the ratios are per round, so their range shows the noise.
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from typing import Any
 
@@ -82,8 +81,9 @@ def main() -> None:
                       for i, s in enumerate(specs)]}
     print(f"{g.title}: {len(positions)} decisions, {args.rounds} rounds")
     for row in out["agents"]:
+        low, high = row["ratio_range"]
         print(f"  {row['agent']:<45} CPU {row['cpu_ms']:8.2f} ms/decision  wall {row['wall_ms']:8.2f}  "
-              f"x{row['cpu_ratio_to_first']:.3f} of the first ({row['ratio_range'][0]:.3f}-{row['ratio_range'][1]:.3f})")
+              f"x{row['cpu_ratio_to_first']:.3f} of the first ({low:.3f}-{high:.3f})")
     write_json(args.json, out)
 
 

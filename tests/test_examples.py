@@ -99,8 +99,8 @@ def test_mcts_decision_time_script(tmp_path):
 
 def test_decision_time_benchmark(tmp_path):
     out_json = tmp_path / "times.json"
-    run("benchmarks/decision_time.py", "--game", "campanile", "--agents", "greedy", "mcts:simulations=8", "--games", "1",
-        "--rounds", "2", "--json", str(out_json))
+    run("benchmarks/decision_time.py", "--game", "campanile", "--agents", "greedy", "mcts:simulations=8",
+        "--games", "1", "--rounds", "2", "--json", str(out_json))
     import json
 
     out = json.loads(out_json.read_text())
