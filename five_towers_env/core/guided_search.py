@@ -13,6 +13,8 @@ only). Each determinisation is a game without hidden information, searched by it
   would show it) gives the prior of its legal actions (soft-max of the masked logits) and the
   expected reward share of every seat. A finished game is scored exactly: a sole winner 1, a
   ``k``-way shared win ``1/k`` each, the others 0.
+* **Forced moves** (a single legal action) are played on the way to a new node, which is always a
+  real choice or a finished game: they cost no network evaluation.
 * **Lockstep batching**: the trees advance together, one leaf each per step, and all their leaves
   are evaluated in one network pass (numpy matrix products are far cheaper per row in a batch).
 * **Decision**: the root visit counts are summed over the trees; the most visited action wins
@@ -137,7 +139,10 @@ class _Tree:
             path.append((node, i))
             child = node.children[i]
             if child is None:
-                child = node.children[i] = _Node(game.child(node.state, node.actions[i]))
+                state = game.child(node.state, node.actions[i])
+                while not state.is_terminal() and len(state.legal_actions()) == 1:
+                    state = game.child(state, state.legal_actions()[0])  # a forced move costs no evaluation
+                child = node.children[i] = _Node(state)
                 return path, child
             node = child
         return path, node
