@@ -229,3 +229,25 @@ def test_campanile_agents_ignore_hidden_cards(name, networks):
         b = make_agent(name, seed=9, game="campanile", **settings).act(_observation("campanile", other, seat), i2)
         assert a == b
     assert changed > 0
+
+
+def test_both_agents_play_without_torch(networks):
+    """net and guided need numpy alone: a game between them with torch and the RL frameworks unimportable."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent(f"""
+        import sys
+        for name in ("torch", "stable_baselines3", "sb3_contrib"):
+            sys.modules[name] = None      # any import of them now fails
+        from five_towers_env.agents import make_agent
+        from five_towers_env.play import play_game
+        path = {networks['campanile']!r}
+        agents = [make_agent("net", seed=0, game="campanile", path=path),
+                  make_agent("guided", seed=1, game="campanile", path=path, simulations=16)]
+        print(len(play_game(agents, seed=3, game="campanile")["scores"]))
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "2"
