@@ -159,3 +159,19 @@ def test_readme_campanile_figures_are_the_result_files():
         line = (f"| {opp} | 1,000 (500) | {_rate_cells(r)} | "
                 f"{_rate_cells(r, 'strict_').replace('strict_', '')} |")
         assert line in README, f"README Campanile policy row against {opp} is stale: {line}"
+
+
+#: the README's expert-iteration table: its rows' result folders
+EXPERT_RESULTS = ["expert_2p/guided_vs_mcts", "expert_2p/guided48_vs_mcts", "expert_2p/guided_vs_heuristic",
+                  "expert_2p/net_vs_heuristic", "expert_2p/net_vs_mcts", "expert_2p/ppo_vs_heuristic",
+                  "expert_campanile_2p/guided_vs_heuristic", "expert_campanile_2p/guided_vs_mcts",
+                  "expert_campanile_2p/net_vs_heuristic", "expert_campanile_2p/net_vs_mcts",
+                  "expert_campanile_2p/ppo_vs_heuristic"]
+
+
+@pytest.mark.parametrize("folder", EXPERT_RESULTS)
+def test_readme_expert_figures_are_the_result_files(folder):
+    """Each row of the README's expert-iteration table: games, deals, both rates and intervals from its file."""
+    r = _csv(RESULTS / folder / "evaluate_summary.csv")[0]
+    cells = f"| {int(r['games']):,} ({int(r['deals'])}) | {_rate_cells(r)} | {_rate_cells(r, 'strict_')} |"
+    assert cells in README, f"README lacks the expert-iteration row written from results/{folder}: {cells}"

@@ -251,3 +251,12 @@ def test_both_agents_play_without_torch(networks):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "2"
+
+
+@pytest.mark.parametrize("game, setup", [("five_towers", (2, "base")), ("campanile", (2, "pile"))])
+def test_shipped_networks_load_by_default(game, setup):
+    """Each game ships a policy-value network from an expert-iteration run, played by net and guided."""
+    net = NetworkAgent(game=game)
+    assert net.meta["method"] == "expert_iteration" and net.trained_setup() == setup
+    guided = GuidedSearchAgent(game=game, simulations=8)
+    assert guided.net.num_players == 2 and guided.net.policy.path == net.path

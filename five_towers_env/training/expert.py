@@ -262,7 +262,7 @@ def plot_curve(run_dir: str | Path, out: str | Path | None = None) -> Path:
         if pts:
             ax.plot(*zip(*pts), marker="o", label=label)
     ax.axhline(0.5, color="grey", lw=0.8, ls="--")
-    ax.set_xlabel("training time (hours, 2 cores)")
+    ax.set_xlabel("training time (hours)")
     ax.set_ylabel("win rate (ties 1/2)")
     ax.set_ylim(0, 1)
     ax.legend()
