@@ -15,8 +15,8 @@ from typing import Any, get_type_hints
 
 from five_towers_env.core.game import DEFAULT_GAME, GAMES, get_game
 
-#: registry agents that are not opponents to train against or teachers: a person, a trained policy
-NOT_BASELINES = ("human", "ppo")
+#: registry agents that are not opponents to train against or teachers: a person, the trained networks
+NOT_BASELINES = ("human", "ppo", "net", "guided")
 
 
 def baselines(game: str = DEFAULT_GAME) -> tuple[str, ...]:
