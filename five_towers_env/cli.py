@@ -31,6 +31,7 @@ from five_towers_env.cli_commands import (
     cmd_replay,
     cmd_tournament,
     cmd_train,
+    cmd_zoo,
     folder_problem,
 )
 from five_towers_env.core.game import DEFAULT_GAME, GAMES, Game, get_game
@@ -192,12 +193,29 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("evaluate", help="seat-rotated seeded games between agents: win rates with 95%% CIs")
     _add_common(p, "games to play (default 100; a multiple of the number of agents balances the seats)",
                 "seats per game (default: the number of agents, at least 2)")
+    p.add_argument("--field", metavar="AGENT",
+                   help="an agent filling every seat the agents leave (needs --players above their number): "
+                        "--agents ppo --field heuristic --players 4 is one ppo against three heuristics, "
+                        "the ppo seat rotated over each deal's four seatings")
     p.set_defaults(func=cmd_evaluate, parser=p)
 
     p = sub.add_parser("tournament", help="round robin: win-rate matrix, Elo and OpenSkill ratings, plot")
     _add_common(p, "games per pairing / group (default 100)", "seats per game (default 2)", players_default=2)
     p.add_argument("--no-plot", action="store_true", help="skip the PNG of the win-rate matrix")
     p.set_defaults(func=cmd_tournament, parser=p)
+
+    p = sub.add_parser("zoo", help="the policies ppo plays in each setup; with --games, how each fares against "
+                                   "n - 1 heuristic, greedy and random players")
+    p.add_argument("--game", type=_game_name, default=DEFAULT_GAME, metavar="GAME", help=GAME_HELP)
+    p.add_argument("--games", type=_positive, help="games per setup and opponent (default: only list the policies)")
+    p.add_argument("--setups", nargs="+", metavar="SETUP", help="only these setups, e.g. 3p-base (default: all)")
+    p.add_argument("--seed", type=_nonneg, default=0, help="run seed (default 0)")
+    p.add_argument("--workers", type=_workers, default=1, help="processes (1: in this process; 0: every CPU)")
+    p.add_argument("--out", metavar="DIR", help="folder for table.json / table.md and each evaluation's files")
+    p.add_argument("--runs", metavar="DIR", help="folder of training run folders: the training time column "
+                                                 "reads <DIR>/<run>/eval_log.csv (e.g. results)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_zoo, parser=p)
 
     p = sub.add_parser("train", help="self-play MaskablePPO training from a YAML config (needs the rl extra)")
     source = p.add_mutually_exclusive_group(required=True)
@@ -275,6 +293,11 @@ def _check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> No
                      f"(to measure one agent against itself or others, use evaluate)")
     if getattr(args, "agents", None):
         _check_agents(parser, args.agents, getattr(args, "game", None) or DEFAULT_GAME)
+    if getattr(args, "field", None) is not None:
+        _check_agents(parser, [args.field], args.game)
+        if args.players is None or args.players <= len(args.agents):
+            parser.error(f"argument --field: the agents leave no seat to fill; give --players above "
+                         f"{len(args.agents)} (the number of agents)")
 
 
 def _check_setup_args(parser: argparse.ArgumentParser, args: argparse.Namespace, game: Game) -> None:

@@ -136,7 +136,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     """Seat-rotated games between the agents; summary table, and CSV / JSON in --out."""
     from five_towers_env.evaluation.match import evaluate
 
-    return _report(evaluate(args.agents, num_games=args.games, **_match_settings(args)), args.out)
+    return _report(evaluate(args.agents, num_games=args.games, field=args.field, **_match_settings(args)), args.out)
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
@@ -145,6 +145,21 @@ def cmd_tournament(args: argparse.Namespace) -> int:
 
     return _report(round_robin(args.agents, games=args.games, **_match_settings(args)), args.out,
                    plot=not args.no_plot)
+
+
+def cmd_zoo(args: argparse.Namespace) -> int:
+    """List the shipped policies; with --games, play the zoo table and print it."""
+    from five_towers_env.evaluation.zoo import shipped_listing, zoo_markdown, zoo_table
+
+    print(shipped_listing(args.game))
+    if args.games:
+        rows = zoo_table(args.game, args.games, args.seed, out=args.out, workers=args.workers, runs=args.runs,
+                         progress=not args.no_progress, setups=args.setups)
+        print()
+        print(zoo_markdown(rows))
+        if args.out:
+            print(f"wrote {Path(args.out) / 'table.json'}, {Path(args.out) / 'table.md'}")
+    return 0
 
 
 #: module -> the package of the rl extra that provides it

@@ -205,7 +205,11 @@ class PolicyAgent:
                  version: int | None = None) -> None:
         if path is not None and version is not None:
             raise ValueError("ppo: give path=... or version=..., not both")
-        if path is None:  # the game's shipped policy
+        # no path: the policy shipped for the setup being played, chosen at the first decision of each setup
+        self.shipped = path is None
+        self.version = version
+        self._networks: dict[Path, dict[str, Any]] = {}  # loaded files, by path
+        if path is None:
             spec = get_game(game)
             path = spec.default_policy(version)
             if path is None and version is not None and spec.default_policy() is not None:
@@ -216,35 +220,48 @@ class PolicyAgent:
                                  f"{', '.join(map(str, versions)) or 'none numbered'} (default: the current one)")
             if path is None or not path.exists():
                 raise ValueError(f"ppo: no policy is shipped for {game}; give path=...")
-        self.path = Path(path)
-        self.architecture, arrays, activation, self.meta = _load_arrays(self.path)
-        if self.architecture not in ("mlp", "typed") or activation not in _ACTIVATIONS:
-            raise ValueError(f"ppo: {self.path}: unknown architecture {self.architecture!r} or activation "
-                             f"{activation!r} (this version reads mlp / typed and {', '.join(_ACTIVATIONS)})")
-        try:
-            self._typed = _typed_forward(arrays) if self.architecture == "typed" else None
-            if self._typed is None:
-                self.layers = [(arrays[f"w{i}"], arrays[f"b{i}"])
-                               for i in range(sum(k.startswith("w") for k in arrays))]
-                if not self.layers:
-                    raise KeyError("w0")
-        except KeyError as e:
-            raise ValueError(f"ppo: {self.path} is not a policy .npz/.zip: no weight entry {e}") from None
-        if self._typed is None:
-            sizes = (self.layers[0][0].shape[1], self.layers[-1][0].shape[0])
-            self.game = _policy_game(self.meta, *sizes, f"{self.path}: network sizes do not match the game")
-            self._act = _ACTIVATIONS[activation]
-            # the observation is sparse: the first layer gathers the weight rows of its non-zero entries
-            self._w0t = np.ascontiguousarray(self.layers[0][0].T)
-        else:
-            self.game = _policy_game(self.meta, *game_sizes(TYPED_GAME), f"{self.path}: the typed network")
-        self.obs_size, self.num_actions = game_sizes(self.game)
+        self._use(Path(path))
         if game is not None:
             self.check_game(game)
         self.deterministic = bool(deterministic)
         self.name = name
         self.rng = np.random.default_rng(seed)
         self._setup_seen: tuple[Any, Any] = (None, None)  # the setup last checked by act()
+
+    def _use(self, path: Path) -> None:
+        """Play the policy file at ``path`` (each file is read once)."""
+        if path not in self._networks:
+            self._networks[path] = self._read(path)
+        self.__dict__.update(self._networks[path])
+
+    @staticmethod
+    def _read(path: Path) -> dict[str, Any]:
+        """The attributes of the network in the policy file at ``path``."""
+        architecture, arrays, activation, meta = _load_arrays(path)
+        net: dict[str, Any] = {"path": path, "architecture": architecture, "meta": meta}
+        if architecture not in ("mlp", "typed") or activation not in _ACTIVATIONS:
+            raise ValueError(f"ppo: {path}: unknown architecture {architecture!r} or activation "
+                             f"{activation!r} (this version reads mlp / typed and {', '.join(_ACTIVATIONS)})")
+        try:
+            net["_typed"] = _typed_forward(arrays) if architecture == "typed" else None
+            if net["_typed"] is None:
+                count = sum(k.startswith("w") for k in arrays)
+                net["layers"] = [(arrays[f"w{i}"], arrays[f"b{i}"]) for i in range(count)]
+                if not net["layers"]:
+                    raise KeyError("w0")
+        except KeyError as e:
+            raise ValueError(f"ppo: {path} is not a policy .npz/.zip: no weight entry {e}") from None
+        if net["_typed"] is None:
+            layers = net["layers"]
+            sizes = (layers[0][0].shape[1], layers[-1][0].shape[0])
+            net["game"] = _policy_game(meta, *sizes, f"{path}: network sizes do not match the game")
+            net["_act"] = _ACTIVATIONS[activation]
+            # the observation is sparse: the first layer gathers the weight rows of its non-zero entries
+            net["_w0t"] = np.ascontiguousarray(layers[0][0].T)
+        else:
+            net["game"] = _policy_game(meta, *game_sizes(TYPED_GAME), f"{path}: the typed network")
+        net["obs_size"], net["num_actions"] = game_sizes(net["game"])
+        return net
 
     def seed(self, seed: int | None) -> None:
         """Re-seed the sampling generator."""
@@ -258,26 +275,48 @@ class PolicyAgent:
                              f"Give the path of a policy trained with game: {game} (runs/<name>/policy.npz)")
 
     def trained_setup(self) -> tuple[int, str] | None:
-        """``(num_players, variant)`` the policy was trained in, from its ``meta`` (None if unrecorded)."""
+        """``(num_players, variant)`` the policy was trained in, from its ``meta`` (None if unrecorded; a
+        policy trained over several setups gives the first, :meth:`trained_setups` all)."""
         players, variant = self.meta.get("num_players"), self.meta.get("variant")
         return (int(players), str(variant)) if players is not None and variant is not None else None
 
+    def trained_setups(self) -> list[tuple[int, str]]:
+        """Every ``(num_players, variant)`` the policy was trained in (``meta["setups"]``, else the one)."""
+        if "setups" in self.meta:
+            return [(int(p), v) for p, _, v in (str(key).partition("p-") for key in self.meta["setups"])]
+        one = self.trained_setup()
+        return [one] if one is not None else []
+
+    def shipped_for(self, num_players: int, variant: str) -> Path:
+        """The file the game ships for this setup (its ``version`` if one was asked for); ``ValueError``
+        saying so where it ships none."""
+        spec = get_game(self.game)
+        path = spec.policy_path(num_players, variant, self.version)
+        if path is None:
+            setups = sorted({key.partition(":")[0] for key in spec.shipped_policies
+                             if self.version is None or key.endswith(f":v{self.version}")})
+            what = "no policy" if self.version is None else f"no policy version {self.version}"
+            raise ValueError(f"ppo: {spec.title} ships {what} for {num_players} players, variant {variant} "
+                             f"(shipped: {', '.join(setups) or 'none'}); give ppo:path=... to play a policy "
+                             "trained for it")
+        return path
+
     def check_setup(self, num_players: int, variant: str) -> bool:
-        """Whether the policy was trained for this setup; if not, a :class:`SetupWarning` (once per
-        process and setup) names the setup it was trained for. It plays either way."""
-        trained = self.trained_setup()
-        if trained is None or trained == (num_players, variant):
+        """Whether the policy was trained for this setup. The shipped policy switches to the file shipped
+        for it (``ValueError`` if there is none); a policy given by path plays on, after a
+        :class:`SetupWarning` (once per process and setup) naming the setups it was trained for."""
+        if self.shipped:
+            self._use(self.shipped_for(num_players, variant))
+        trained = self.trained_setups()
+        if not trained or (num_players, variant) in trained:
             return True
         key = (str(self.path), num_players, variant)
         if key not in _WARNED:
             _WARNED.add(key)
-            shipped = self.path == get_game(self.game).default_policy()
             title = get_game(self.game).title
-            warnings.warn(f"ppo: {self.path.name} was trained for {title} with {trained[0]} players, variant "
-                          f"{trained[1]}; it is playing {num_players} players, variant {variant}"
-                          + (", a setup no shipped policy covers yet (expect weaker play; give ppo:path=... "
-                             "to play a policy trained for it)" if shipped else ""),
-                          SetupWarning, stacklevel=2)
+            where = ", ".join(f"{p} players, variant {v}" for p, v in trained)
+            warnings.warn(f"ppo: {self.path.name} was trained for {title} with {where}; it is playing "
+                          f"{num_players} players, variant {variant}", SetupWarning, stacklevel=2)
         return False
 
     def logits(self, observation: np.ndarray) -> np.ndarray:

@@ -95,7 +95,7 @@ from five_towers_env.evaluation.summary import (
 
 def evaluate(agent_specs: Sequence[Any], num_games: int = 100, num_players: int | None = None,
              variant: str | None = None, seed: int = 0, workers: int | None = 1, progress: bool = True,
-             paired: bool = True, game: str = DEFAULT_GAME) -> EvaluationResult:
+             paired: bool = True, game: str = DEFAULT_GAME, field: Any = None) -> EvaluationResult:
     """Play ``num_games`` seat-rotated, seeded games between ``agent_specs`` and summarise them.
 
     Args:
@@ -110,9 +110,20 @@ def evaluate(agent_specs: Sequence[Any], num_games: int = 100, num_players: int 
         progress: show a progress bar (tqdm if installed, else a counter on stderr).
         paired: replay the same deal for the rotations of each cycle (see the module docstring).
         game: the game to play, a :mod:`five_towers_env.core.game` name.
+        field: an agent spec filling every seat the agents leave (``num_players`` minus their number):
+            ``evaluate(["ppo"], num_players=4, field="heuristic")`` is one ``ppo`` against three
+            heuristics, the ``ppo`` seat rotated over the four seats of each deal; the field is reported
+            as one agent, per seat-game.
     """
     g = get_game(game)
     specs = resolve_specs(agent_specs, g.name)
+    ids = list(range(len(specs)))
+    if field is not None:
+        if num_players is None or num_players <= len(specs):
+            raise ValueError(f"field: the agents leave no seat to fill ({len(specs)} agents, "
+                             f"num_players={num_players}); give num_players above the number of agents")
+        specs += resolve_specs([field], g.name)
+        ids += [len(specs) - 1] * (num_players - len(ids))
     if num_players is None:
         num_players = max(2, len(specs))
     if variant is None:
@@ -120,17 +131,18 @@ def evaluate(agent_specs: Sequence[Any], num_games: int = 100, num_players: int 
     g.check(num_players, variant)
     if num_games < 1:
         raise ValueError(f"num_games must be at least 1, got {num_games}")
-    balanced = num_games % len(specs) == 0
+    balanced = num_games % len(ids) == 0
     if not balanced:
-        warnings.warn(f"{num_games} games is not a multiple of the {len(specs)}-game seat rotation; "
+        warnings.warn(f"{num_games} games is not a multiple of the {len(ids)}-game seat rotation; "
                       "seats are not exactly balanced", stacklevel=2)
-    jobs = make_jobs(list(range(len(specs))), num_games, num_players, seed, paired=paired)
+    jobs = make_jobs(ids, num_games, num_players, seed, paired=paired)
     t0 = time.perf_counter()
     records = run_jobs(specs, variant, jobs, workers=workers, progress=progress, desc="evaluate", game=g.name)
     labels = [s.label for s in specs]
     config = {"game": g.name, "agents": labels, "num_games": num_games, "num_players": num_players, "variant": variant,
               "seed": seed, "workers": resolve_workers(workers), "paired": paired, "balanced": balanced,
-              "rotation": len(specs), "wall_seconds": time.perf_counter() - t0,
+              "rotation": len(ids), "field": labels[-1] if field is not None else None,
+              "equal_share": 1.0 / num_players, "wall_seconds": time.perf_counter() - t0,
               "win_convention": WIN_CONVENTION}
     return EvaluationResult(config, labels, summarize(labels, records), seat_summary(records), records)
 

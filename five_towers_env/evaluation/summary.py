@@ -82,6 +82,7 @@ def summarize(labels: Sequence[str], records: Sequence[dict[str, Any]]) -> list[
             "agent": label, "games": st["games"], "n_seat_games": n, "deals": rate.clusters,
             "wins": st["wins"], "strict_wins": st["strict_wins"], "shared_wins": st["shared_wins"],
             **_rate_fields("", rate), **_rate_fields("strict_", strict), "design_effect": rate.design_effect,
+            "vs_equal_share": rate.rate * num_players if n else math.nan,
             "mean_score": mean, "score_std": math.sqrt(max(var, 0.0)) if n else math.nan,
             "mean_margin": st["margin"] / n if n else math.nan,
             "moves": st["moves"], "sec_per_move": st["seconds"] / st["moves"] if st["moves"] else math.nan,
@@ -110,7 +111,8 @@ def seat_summary(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 SUMMARY_FIELDS = ["agent", "games", "n_seat_games", "deals", "wins", "strict_wins", "shared_wins", "win_rate",
                   "ci_low", "ci_high", "strict_win_rate", "strict_ci_low", "strict_ci_high", "design_effect",
-                  "mean_score", "score_std", "mean_margin", "moves", "sec_per_move", "seat_games", "seat_win_rate"]
+                  "vs_equal_share", "mean_score", "score_std", "mean_margin", "moves", "sec_per_move", "seat_games",
+                  "seat_win_rate"]
 GAME_FIELDS = ["group", "game", "deal", "deal_seed", "agents", "scores", "winners", "win_share", "margins", "steps",
                "moves", "think_seconds", "wall_seconds"]
 
@@ -129,15 +131,17 @@ def rate_cells(r: dict[str, Any]) -> list[str]:
 RATE_HEADERS = ["win rate", "95% CI", "strict win rate", "strict 95% CI"]
 
 
-def summary_table(rows: Sequence[dict[str, Any]]) -> str:
+def summary_table(rows: Sequence[dict[str, Any]], num_players: int = 2) -> str:
     """Per-agent summary rows as an aligned terminal table (a ``seat-games`` column when an agent
-    took several seats of a game)."""
+    took several seats of a game; with more than two players, the win rate over the equal share ``1/n``)."""
     seat_col = counts_seat_games(rows)
+    equal_col = num_players > 2
     headers = ["agent", "games"] + (["seat-games"] if seat_col else []) + ["wins"] + RATE_HEADERS + \
-        ["mean score", "mean margin", "s/move"]
+        ([f"x 1/{num_players}"] if equal_col else []) + ["mean score", "mean margin", "s/move"]
     body = [[r["agent"], str(r["games"])] + ([str(r["n_seat_games"])] if seat_col else []) + [f"{r['wins']:g}"]
-            + rate_cells(r) + [f"{r['mean_score']:.2f}", f"{r['mean_margin']:+.2f}",
-                               "-" if math.isnan(r["sec_per_move"]) else f"{r['sec_per_move']:.2e}"] for r in rows]
+            + rate_cells(r) + ([f"{r['win_rate'] * num_players:.2f}"] if equal_col else [])
+            + [f"{r['mean_score']:.2f}", f"{r['mean_margin']:+.2f}",
+               "-" if math.isnan(r["sec_per_move"]) else f"{r['sec_per_move']:.2e}"] for r in rows]
     return text_table(headers, body)
 
 
@@ -166,11 +170,14 @@ class EvaluationResult:
         seats = "  ".join(f"seat {s['seat']}: {s['win_rate']:.3f} {fmt_ci(s['ci_low'], s['ci_high'])}"
                           for s in self.seats)
         notes = [f"win rate by seat  {seats}", f"({c['win_convention']})"]
+        if c["num_players"] > 2:
+            notes.append(f"(x 1/{c['num_players']}: the win rate over the equal share 1/{c['num_players']} of "
+                         f"{c['num_players']} equal players; above 1 is better than equal)")
         if counts_seat_games(self.agents):
             notes.append("(an agent in several seats of a game: its wins, rates and means are per seat-game"
                          + ("; one agent in every seat plays itself, so its win rate is 1/players by construction"
                             if len(self.labels) == 1 else "") + ")")
-        return "\n".join([head, summary_table(self.agents)] + notes)
+        return "\n".join([head, summary_table(self.agents, c["num_players"])] + notes)
 
     def to_dict(self, include_games: bool = True) -> dict[str, Any]:
         """JSON-ready dict (``games`` holds every game record unless ``include_games=False``)."""

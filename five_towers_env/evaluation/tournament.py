@@ -180,13 +180,15 @@ class TournamentResult:
 
     def _rating_rows(self) -> tuple[list[str], list[list[str]]]:
         seat_col = counts_seat_games(self.overall)
+        n = int(self.config["num_players"])  # more than two: the win rate over the equal share 1/n too
         headers = ["agent", "games"] + (["seat-games"] if seat_col else []) + RATE_HEADERS + \
-            ["mean score", "mean margin", "s/move", "Elo"]
+            ([f"x 1/{n}"] if n > 2 else []) + ["mean score", "mean margin", "s/move", "Elo"]
         if self.openskill is not None:
             headers += ["OpenSkill mu", "sigma", "ordinal"]
         rows = []
         for r in self.ranking():
             row = ([r["agent"], str(r["games"])] + ([str(r["n_seat_games"])] if seat_col else []) + rate_cells(r)
+                   + ([f"{r['win_rate'] * n:.2f}"] if n > 2 else [])
                    + [f"{r['mean_score']:.2f}", f"{r['mean_margin']:+.2f}",
                       "-" if math.isnan(r["sec_per_move"]) else f"{r['sec_per_move']:.2e}", f"{r['elo']:.0f}"])
             if self.openskill is not None:

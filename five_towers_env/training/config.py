@@ -33,6 +33,30 @@ class ConfigError(ValueError):
     """A config file or mapping that cannot be used; the message names the offending key."""
 
 
+def parse_setup(text: str) -> tuple[int, str]:
+    """``"4p-great_powers"`` -> ``(4, "great_powers")`` (the keys of ``GameSpec.shipped_policies``)."""
+    players, sep, variant = str(text).partition("p-")
+    if not sep or not players.isdigit() or not variant:
+        raise ConfigError(f"setups: {text!r} is not a setup; write <players>p-<variant>, e.g. 3p-base")
+    return int(players), variant
+
+
+def init_policy_path(text: str) -> Path:
+    """The file ``init_policy`` names: the path as given, or else inside the installed package's parent folder
+    (so ``five_towers_env/games/.../policies/x.npz`` names a shipped policy from any working directory)."""
+    path = Path(text)
+    if path.is_file() or path.is_absolute():
+        return path
+    import five_towers_env
+
+    return Path(five_towers_env.__file__).resolve().parents[1] / path
+
+
+def setup_key(num_players: int, variant: str) -> str:
+    """``(4, "base")`` -> ``"4p-base"``."""
+    return f"{num_players}p-{variant}"
+
+
 @dataclass
 class PPOSettings:
     """Hyper-parameters handed to sb3-contrib's ``MaskablePPO``."""
@@ -125,8 +149,19 @@ class TrainConfig:
     variant: str = "base"
     """The game's variant: 5 Towers ``base`` or ``great_powers``, Campanile ``pile`` or ``played``
     (a config that names a game but no variant gets the game's first)."""
+    setups: list[str] = field(default_factory=list)
+    """Train one network over several setups, ``"<players>p-<variant>"`` each (e.g. ``[3p-base, 2p-great_powers]``):
+    environment ``i`` plays ``setups[i % len(setups)]`` and every evaluation is played in each setup. Empty:
+    the one setup ``num_players`` / ``variant`` (which a non-empty list replaces)."""
     total_timesteps: int = 2_000_000
     """Learner decisions to train for."""
+    init_policy: str = ""
+    """Start the actor from this exported policy ``.npz`` (same architecture and sizes; e.g. a shipped policy,
+    ``five_towers_env/games/<game>/policies/<file>``, found from any folder, or another run's ``policy.npz``);
+    the value network starts untrained. Empty: a fresh network."""
+    value_warmup_steps: int = 0
+    """First learner decisions during which only the value network learns (the actor frozen): with
+    ``init_policy``, so that a random critic does not steer the first policy updates."""
     seed: int = 0
     """The one seed of the run: torch, the environments and the evaluations derive from it."""
     n_envs: int = 8
@@ -166,6 +201,13 @@ class TrainConfig:
     """Opponent pool."""
     imitation: ImitationSettings = field(default_factory=ImitationSettings)
     """Warm start by imitation (off by default)."""
+
+    @property
+    def setup_list(self) -> list[tuple[int, str]]:
+        """``(num_players, variant)`` of every setup trained: ``setups`` parsed, or the one setup."""
+        if not self.setups:
+            return [(self.num_players, self.variant)]
+        return [parse_setup(text) for text in self.setups]
 
     @property
     def run_dir(self) -> Path:
@@ -282,12 +324,28 @@ def validate(cfg: TrainConfig) -> TrainConfig:
         game.check(cfg.num_players, cfg.variant)  # the game's own rules have the last word
     except ValueError as e:
         raise ConfigError(f"game {game.name}: {e}") from None
+    setups = cfg.setup_list
+    _require(len(set(setups)) == len(setups), f"setups: each setup once, got {cfg.setups}")
+    for players, variant in setups:
+        where = f"setups: {setup_key(players, variant)}"
+        _require(game.min_players <= players <= game.max_players,
+                 f"{where}: players must be {game.min_players}..{game.max_players}")
+        _require(variant in game.variants, f"{where}: variant must be one of {', '.join(game.variants)}")
+        try:
+            game.check(players, variant)
+        except ValueError as e:
+            raise ConfigError(f"{where}: {e}") from None
+    _require(cfg.n_envs % len(setups) == 0,
+             f"n_envs ({cfg.n_envs}): a multiple of the {len(setups)} setups, so each is trained alike")
     known = baselines(game.name)
     _require(bool(cfg.name) and "/" not in cfg.name and cfg.name not in (".", ".."),
              f"name: must be a plain folder name, got {cfg.name!r}")
     for key in ("total_timesteps", "n_envs", "eval_every", "eval_games", "checkpoint_every", "torch_threads",
                 "rollout_threads", "env_workers"):
         _require(getattr(cfg, key) >= 1, f"{key}: must be >= 1, got {getattr(cfg, key)}")
+    _require(cfg.value_warmup_steps >= 0, f"value_warmup_steps: must be >= 0, got {cfg.value_warmup_steps}")
+    _require(not cfg.init_policy or init_policy_path(cfg.init_policy).is_file(),
+             f"init_policy: no policy file at {cfg.init_policy}")
     _require(cfg.final_eval_games >= 0, f"final_eval_games: must be >= 0, got {cfg.final_eval_games}")
     _require(cfg.seed >= 0, f"seed: must be >= 0, got {cfg.seed}")
     _require(cfg.reward_margin >= 0, f"reward_margin: must be >= 0, got {cfg.reward_margin}")

@@ -124,18 +124,27 @@ FINAL_EVAL_JSON = "final_eval.json"
 def final_evaluation(policy: str | Path, cfg: TrainConfig, games: int, workers: int | None = 1,
                      progress: bool = True) -> str:
     """The evaluation table printed at the end of ``five-towers train``: :func:`evaluation_table`
-    against ``cfg.eval_opponents`` (seed ``cfg.seed``). Writes it into the run folder as
-    ``final_eval.md`` (the same text) and ``final_eval.json`` (the settings and rows); returns the text."""
+    against ``cfg.eval_opponents`` (seed ``cfg.seed``), in each setup trained. Writes it into the run folder
+    as ``final_eval.md`` (the same text) and ``final_eval.json`` (the settings and rows); returns the text."""
     from five_towers_env.evaluation.match import WIN_CONVENTION
     from five_towers_env.evaluation.report import write_json, write_text
 
-    rows = evaluation_table(policy, cfg.num_players, cfg.variant, cfg.eval_opponents, games, seed=cfg.seed,
-                            workers=workers, progress=progress, game=cfg.game)
     title = "" if cfg.game == DEFAULT_GAME else f"{cfg.game}, "  # 5 Towers' heading predates the second game
-    head = f"{policy} against the baselines ({title}{cfg.num_players} players, {cfg.variant}, {games} games each):"
-    table = format_evaluation_table(rows)
-    write_text(cfg.run_dir / FINAL_EVAL_MD, f"{head}\n\n```\n{table}\n```\n\n{WIN_CONVENTION}\n")
+    texts, printed, all_rows = [], [], []
+    for players, variant in cfg.setup_list:
+        rows = evaluation_table(policy, players, variant, cfg.eval_opponents, games, seed=cfg.seed,
+                                workers=workers, progress=progress, game=cfg.game)
+        for row in rows:
+            row.update(num_players=players, variant=variant)
+        all_rows += rows
+        head = f"{policy} against the baselines ({title}{players} players, {variant}, {games} games each):"
+        table = format_evaluation_table(rows)
+        texts.append(f"{head}\n\n```\n{table}\n```\n")
+        printed.append(f"{head}\n{table}")
+    write_text(cfg.run_dir / FINAL_EVAL_MD, "\n".join(texts) + f"\n{WIN_CONVENTION}\n")
+    setups = [{"num_players": n, "variant": v} for n, v in cfg.setup_list]
     write_json(cfg.run_dir / FINAL_EVAL_JSON,
-               {"policy": str(policy), "game": cfg.game, "num_players": cfg.num_players, "variant": cfg.variant,
-                "games": games, "seed": cfg.seed, "paired": True, "win_convention": WIN_CONVENTION, "rows": rows})
-    return f"{head}\n{table}\n({WIN_CONVENTION})"
+               {"policy": str(policy), "game": cfg.game, "num_players": setups[0]["num_players"],
+                "variant": setups[0]["variant"], "setups": setups, "games": games, "seed": cfg.seed,
+                "paired": True, "win_convention": WIN_CONVENTION, "rows": all_rows})
+    return "\n".join(printed) + f"\n({WIN_CONVENTION})"

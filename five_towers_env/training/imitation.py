@@ -27,14 +27,17 @@ def collect_teacher_games(cfg: TrainConfig, sampler: Any, seed: int, first: int 
     """Play ``cfg.imitation.games`` games of ``cfg.game`` (or games ``first .. first + count - 1`` of them:
     each game depends only on its number, so parts played apart and concatenated in order are the whole)
     with the teacher in the learner's seat against opponents drawn by ``sampler``; return the teacher's
-    real decisions as arrays."""
-    env = SingleAgentGymEnv(cfg.game, num_players=cfg.num_players, variant=cfg.variant, opponent_sampler=sampler)
+    real decisions as arrays. Game ``g`` is played in setup ``cfg.setup_list[g % len]``."""
+    setups = cfg.setup_list
+    envs = [SingleAgentGymEnv(cfg.game, num_players=n, variant=v, opponent_sampler=sampler) for n, v in setups]
+    env = envs[0]
     obs_list: list[np.ndarray] = []
     masks: list[np.ndarray] = []
     actions: list[int] = []
     returns: list[float] = []
     for g in range(first, first + (cfg.imitation.games - first if count is None else count)):
         teacher = make_agent(cfg.imitation.teacher, seed=seed + g, game=cfg.game)
+        env = envs[g % len(envs)]
         obs, info = env.reset(seed=seed + g)
         first = len(actions)
         terminated = False

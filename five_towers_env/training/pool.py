@@ -8,6 +8,7 @@ with that game's registry, and a snapshot policy of another game is refused when
 """
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -54,6 +55,15 @@ class PoolSampler:
         if label not in self._agents:
             self._agents[label] = PolicyAgent(label[len(SNAPSHOT):], deterministic=False, name=label, game=self.game)
         return self._agents[label]
+
+    def for_players(self, num_players: int) -> PoolSampler:
+        """This sampler drawing the opponents of a ``num_players`` game (``SingleAgentGymEnv`` asks,
+        so one pool serves a run that trains several player counts)."""
+        if num_players - 1 == self.num_opponents:
+            return self
+        fitted = copy.copy(self)
+        fitted.num_opponents = num_players - 1
+        return fitted
 
     def __call__(self, rng: np.random.Generator) -> list[Any]:
         draws = rng.choice(len(self.labels), size=self.num_opponents if self.per_seat else 1, p=self.probs)

@@ -52,7 +52,14 @@ from five_towers_env.training.checkpoints import (
     resume_config,  # noqa: F401  (its old home: importable from here too)
     save_checkpoint,
 )
-from five_towers_env.training.config import TrainConfig, config_from_dict, config_to_dict, save_config
+from five_towers_env.training.config import (
+    TrainConfig,
+    config_from_dict,
+    config_to_dict,
+    init_policy_path,
+    save_config,
+    setup_key,
+)
 from five_towers_env.training.eval_games import (  # noqa: F401  (importable from here too, as before)
     FINAL_EVAL_JSON,
     FINAL_EVAL_MD,
@@ -70,16 +77,19 @@ from five_towers_env.wrappers.single_agent import SingleAgentGymEnv
 EVAL_SEED = 1_000_003  # evaluation games are the same at every evaluation and in every run
 
 
-def make_game(cfg: TrainConfig, sampler: Any) -> SingleAgentGymEnv:
-    """One training game: the learner against opponents drawn from the pool ``sampler``."""
-    return SingleAgentGymEnv(cfg.game, num_players=cfg.num_players, variant=cfg.variant, opponent_sampler=sampler)
+def make_game(cfg: TrainConfig, sampler: Any, index: int = 0) -> SingleAgentGymEnv:
+    """Training game ``index``: the learner against opponents drawn from the pool ``sampler``, in setup
+    ``cfg.setup_list[index % len]``."""
+    setups = cfg.setup_list
+    players, variant = setups[index % len(setups)]
+    return SingleAgentGymEnv(cfg.game, num_players=players, variant=variant, opponent_sampler=sampler)
 
 
-def _games_in_process(cfg_dict: dict[str, Any], sampler: Any, count: int) -> Any:
+def _games_in_process(cfg_dict: dict[str, Any], sampler: Any, count: int, first: int = 0) -> Any:
     from five_towers_env.training.vec_env import SelfPlayVecEnv  # SB3: the rl extra
 
     cfg = config_from_dict(cfg_dict)
-    return SelfPlayVecEnv([make_game(cfg, sampler) for _ in range(count)], shape_reward(cfg.reward_margin))
+    return SelfPlayVecEnv([make_game(cfg, sampler, first + i) for i in range(count)], shape_reward(cfg.reward_margin))
 
 
 def make_vec_env(cfg: TrainConfig, sampler: Any) -> Any:
@@ -93,7 +103,9 @@ def make_vec_env(cfg: TrainConfig, sampler: Any) -> Any:
     if workers <= 1:
         return _games_in_process(config_to_dict(cfg), sampler, cfg.n_envs)
     sizes = [len(part) for part in np.array_split(np.arange(cfg.n_envs), workers)]
-    makers = [functools.partial(_games_in_process, config_to_dict(cfg), sampler, size) for size in sizes]
+    firsts = np.cumsum([0, *sizes])[:-1]
+    makers = [functools.partial(_games_in_process, config_to_dict(cfg), sampler, size, int(first))
+              for size, first in zip(sizes, firsts)]
     probe = make_game(cfg, sampler)
     return ProcessVecEnv(makers, sizes, probe.observation_space, probe.action_space)
 
@@ -193,6 +205,14 @@ class Trainer:
             self.eval_rows = list(state["eval_rows"])
         self.venv = make_vec_env(cfg, self.pool.sampler())
         self.model = self._load(resume) if resume else _new_model(cfg, self.venv)
+        if not resume and cfg.init_policy:
+            from five_towers_env.training.warm_start import load_actor
+
+            try:
+                load_actor(self.model, init_policy_path(cfg.init_policy))
+            except ValueError:
+                self.venv.close()
+                raise
         # only now, with the checkpoint loaded, is anything written: a failed resume changes nothing
         for sub in ("checkpoints", "snapshots"):
             (self.run_dir / sub).mkdir(parents=True, exist_ok=True)
@@ -239,31 +259,44 @@ class Trainer:
 
     def _meta(self) -> dict[str, Any]:
         # "game" makes an exported policy refuse to be seated in the other game (PolicyAgent)
-        return {"game": self.cfg.game, "num_players": self.cfg.num_players, "variant": self.cfg.variant,
+        meta = {"game": self.cfg.game, "num_players": self.cfg.num_players, "variant": self.cfg.variant,
                 "timesteps": int(self.model.num_timesteps), "seed": self.cfg.seed, "name": self.cfg.name}
+        if self.cfg.setups:  # several setups: the first stands in num_players / variant for older readers
+            meta["num_players"], meta["variant"] = self.cfg.setup_list[0]
+            meta["setups"] = [setup_key(*setup) for setup in self.cfg.setup_list]
+        return meta
 
     def evaluate(self) -> dict[str, float]:
-        """Win rates against each evaluation baseline and the pool; promote a snapshot if earned."""
+        """Win rates against each evaluation baseline and the pool, in every setup; promote a snapshot if
+        earned. With several setups the keys carry ``@<setup>`` and the pool test compares the mean of each
+        setup's win rate scaled to two players (``rate * n / 2``) with ``promote_win_rate``."""
         cfg, steps = self.cfg, int(self.model.num_timesteps)
         t0 = time.time()
         path = self.current_agent().path
         row: dict[str, float] = {"timesteps": steps, "wall_s": round(t0 - self.start, 1)}
-        jobs = [(str(path), cfg.game, cfg.num_players, cfg.variant, name, cfg.eval_games, EVAL_SEED)
-                for name in cfg.eval_opponents]
+        setups = cfg.setup_list
+        suffix = {setup: f"@{setup_key(*setup)}" if cfg.setups else "" for setup in setups}
+        jobs, keys = [], []
+        for setup in setups:
+            for name in cfg.eval_opponents:
+                jobs.append((str(path), cfg.game, *setup, name, cfg.eval_games, EVAL_SEED))
+                keys.append(f"{name}{suffix[setup]}")
         if cfg.pool.snapshot_weight > 0:
-            jobs.append((str(path), cfg.game, cfg.num_players, cfg.variant, self.pool.sampler(),
-                         cfg.pool.promote_games, EVAL_SEED + steps))
+            for setup in setups:
+                jobs.append((str(path), cfg.game, *setup, self.pool.sampler(), cfg.pool.promote_games,
+                             EVAL_SEED + steps))
         results = self._play_evaluations(jobs)
-        for name, result in zip(cfg.eval_opponents, results):
-            row[f"win_rate_vs_{name}"] = result["win_rate"]
-            row[f"margin_vs_{name}"] = result["margin"]
-            self.model.logger.record(f"eval/win_rate_vs_{name}", result["win_rate"])
-            self.model.logger.record(f"eval/margin_vs_{name}", result["margin"])
+        for key, result in zip(keys, results):
+            row[f"win_rate_vs_{key}"] = result["win_rate"]
+            row[f"margin_vs_{key}"] = result["margin"]
+            self.model.logger.record(f"eval/win_rate_vs_{key}", result["win_rate"])
+            self.model.logger.record(f"eval/margin_vs_{key}", result["margin"])
         if cfg.pool.snapshot_weight > 0:
-            pool_result = results[-1]
-            row["win_rate_vs_pool"] = pool_result["win_rate"]
-            self.model.logger.record("eval/win_rate_vs_pool", pool_result["win_rate"])
-            if pool_result["win_rate"] >= cfg.pool.promote_win_rate:
+            pool_results = results[len(keys):]
+            pool_rate = float(np.mean([r["win_rate"] * n / 2 for r, (n, _) in zip(pool_results, setups)]))
+            row["win_rate_vs_pool"] = pool_rate
+            self.model.logger.record("eval/win_rate_vs_pool", pool_rate)
+            if pool_rate >= cfg.pool.promote_win_rate:
                 snap = export_policy(self.model, self.run_dir / "snapshots" / f"step_{steps}.npz", **self._meta())
                 self.pool.add_snapshot(snap)
                 self.venv.env_method("set_opponents", sampler=self.pool.sampler())
@@ -316,6 +349,12 @@ class Trainer:
         if not self.eval_rows:
             self.evaluate()  # the untrained policy: the first point of the learning curve
         next_ckpt = (self.model.num_timesteps // cfg.checkpoint_every + 1) * cfg.checkpoint_every
+        if self.model.num_timesteps < cfg.value_warmup_steps:
+            from five_towers_env.training.warm_start import frozen_actor
+
+            with frozen_actor(self.model.policy):
+                self.learn_steps(cfg.value_warmup_steps - int(self.model.num_timesteps))
+            self.evaluate()
         while self.model.num_timesteps < cfg.total_timesteps:
             steps = int(self.model.num_timesteps)
             chunk = min(cfg.eval_every - steps % cfg.eval_every, cfg.total_timesteps - steps)

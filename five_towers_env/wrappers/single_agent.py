@@ -166,7 +166,8 @@ class SingleAgentGymEnv(gymnasium.Env):
         if sampler is not None:
             if not callable(sampler):
                 raise TypeError(f"opponent_sampler must be callable, got {sampler!r}")
-            self._opponent_specs, self._opponent_sampler = None, sampler
+            fit = getattr(sampler, "for_players", None)  # a pool sampler shared by games of several sizes
+            self._opponent_specs, self._opponent_sampler = None, fit(self.num_players) if callable(fit) else sampler
         else:
             self._opponent_specs, self._opponent_sampler = self._check_specs(opponents), None
 
