@@ -3,8 +3,9 @@
 Training saves resumable sb3-contrib ``MaskablePPO`` checkpoints (``.zip``, torch) and exports
 the policy network to a small ``.npz`` of numpy arrays (:func:`export_policy`). ``PolicyAgent``
 loads either: an ``.npz`` with numpy alone, a ``.zip`` through sb3-contrib (converted on load).
-Without a path it loads the policy the game ships (its :class:`~five_towers_env.core.game.GameSpec`'s
-``shipped_policies``).
+Without a path it plays the policy the game ships for the setup (player count and variant) of the game
+it is seated in (its :class:`~five_towers_env.core.game.GameSpec`'s ``shipped_policies``), and refuses,
+saying so, a setup the game ships none for.
 
 Two networks are read: SB3's ``MlpPolicy`` actor (``architecture`` "mlp": the flat observation,
 ``OBS_SIZE`` floats, through the hidden layers, ``tanh`` or ``relu``, to one logit per action id)
@@ -187,9 +188,12 @@ class PolicyAgent:
     """Plays a trained policy network.
 
     Args:
-        path: an exported ``.npz`` or a ``MaskablePPO`` ``.zip`` checkpoint; default: the shipped policy.
-        version: with no ``path``, a numbered version of the shipped policy (5 Towers: ``1``, the
-            first, trained with SB3's vector envs; ``2``, the current one); default: the current one.
+        path: an exported ``.npz`` or a ``MaskablePPO`` ``.zip`` checkpoint, played in any setup (with a
+            :class:`SetupWarning` in one it was not trained for). Default: the policy the game ships for the
+            setup being played, chosen when the agent first sees it (its first decision, or
+            :meth:`check_setup`); ``ValueError`` naming the shipped setups if there is none for it.
+        version: with no ``path``, a numbered version of the shipped policy (5 Towers 2-player base: ``1``,
+            the first, trained with SB3's vector envs; ``2``, the current one); default: the current one.
         seed: seeds the generator used when ``deterministic`` is False.
         deterministic: play the most likely legal action (default) or sample from the policy.
         name: the agent's name in reports.

@@ -68,8 +68,9 @@ class GameSpec:
         pettingzoo_id, gymnasium_id: the ids registered with PettingZoo (the wrapped AEC env)
             and Gymnasium (the single-agent env); empty: not registered.
         shipped_policies: ``"<players>p-<variant>"`` -> a policy file inside the game's package,
-            played by the ``ppo`` agent in that setup; ``"<players>p-<variant>:v<k>"`` names its
-            numbered versions (``ppo:version=k``), earlier ones kept for comparison.
+            played by the ``ppo`` agent in that setup (one file may serve several setups; ``ppo`` refuses
+            a setup with none); ``"<players>p-<variant>:v<k>"`` names its numbered versions
+            (``ppo:version=k``), earlier ones kept for comparison.
         explicit: whether ``raw_env`` takes ``explicit=`` (single-choice decisions applied by default).
         observe: ``"module:function"``: ``(state, seat) -> observation vector``, the flat observation
             the environment shows ``seat`` (for network-guided search); empty: none.
@@ -175,8 +176,8 @@ class GameSpec:
         return sorted(int(key[len(prefix):]) for key in self.shipped_policies if key.startswith(prefix))
 
     def default_policy(self, version: int | None = None) -> Path | None:
-        """The policy ``ppo`` plays when the setup has none of its own: the first setup shipped (its
-        earlier ``version`` if given)."""
+        """The first setup's shipped policy (its earlier ``version`` if given): what ``ppo`` holds until its
+        first decision tells it the setup, when it takes the policy shipped for that setup (or says there is none)."""
         setups = [key for key in self.shipped_policies if ":" not in key]
         if not setups:
             return None

@@ -238,12 +238,14 @@ def test_ppo_warns_once_in_a_setup_it_was_not_trained_for(monkeypatch):
     from five_towers_env.evaluation import evaluate
 
     monkeypatch.setattr(policy, "_WARNED", set())
+    two = f"ppo:path={policy.SHIPPED_POLICY}"  # a policy given by path plays any setup, after a warning
     with w.catch_warnings(record=True) as caught:
         w.simplefilter("always")
-        evaluate(["ppo", "random"], num_games=2, num_players=2, variant="base", progress=False)
-        assert not [c for c in caught if issubclass(c.category, SetupWarning)]
+        evaluate([two, "random"], num_games=2, num_players=2, variant="base", progress=False)
         evaluate(["ppo", "random"], num_games=4, num_players=4, variant="great_powers", progress=False)
-        evaluate(["ppo", "random"], num_games=2, num_players=4, variant="great_powers", progress=False)
+        assert not [c for c in caught if issubclass(c.category, SetupWarning)]  # ppo: the setup's own policy
+        evaluate([two, "random"], num_games=4, num_players=4, variant="great_powers", progress=False)
+        evaluate([two, "random"], num_games=2, num_players=4, variant="great_powers", progress=False)
     found = [str(c.message) for c in caught if issubclass(c.category, SetupWarning)]
     assert len(found) == 1, found  # once per setup and process, not once per game
     assert "trained for 5 Towers with 2 players, variant base" in found[0]
@@ -255,7 +257,7 @@ def test_cli_says_in_one_line_that_ppo_plays_an_untrained_setup(monkeypatch, cap
     from five_towers_env.cli import main
 
     monkeypatch.setattr(policy, "_WARNED", set())
-    assert main(["play", "--agents", "ppo", "random", "random", "--quiet"]) == 0
+    assert main(["play", "--agents", f"ppo:path={policy.SHIPPED_POLICY}", "random", "random", "--quiet"]) == 0
     err = capsys.readouterr().err
     assert err.startswith("five-towers: warning: ppo: ppo_2p_base.npz was trained for 5 Towers with 2 players")
     assert len(err.strip().splitlines()) == 1
