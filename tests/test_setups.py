@@ -13,7 +13,6 @@ from five_towers_env.core.game import GAMES, get_game
 from five_towers_env.training.config import ConfigError, load_config, parse_setup
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
-SETUP_CONFIGS = sorted(CONFIGS.glob("ppo_*_setups.yaml"))
 
 
 # -- config -----------------------------------------------------------------------------------
@@ -32,14 +31,19 @@ def test_setups_parse_and_validate():
         load_config(CONFIGS / "ppo_smoke.yaml", {"init_policy": "no/such/policy.npz"})
 
 
-@pytest.mark.parametrize("path", SETUP_CONFIGS, ids=lambda p: p.name)
-def test_setup_configs_cover_every_setup_without_its_own_policy(path):
-    """The two multi-setup configs train every setup of their game but the 2-player one already shipped."""
-    cfg = load_config(path)
-    game = get_game(cfg.game)
-    every = {(n, v) for n in range(game.min_players, game.max_players + 1) for v in game.variants}
-    assert set(cfg.setup_list) | {(2, game.default_variant)} == every
-    assert cfg.init_policy and cfg.value_warmup_steps > 0
+#: training runs whose config file is not named after the run (run name -> config)
+RUN_CONFIGS = {"ppo_2p_v2": "ppo_selfplay_2p.yaml"}
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_every_shipped_policy_comes_from_a_committed_config_of_its_setup(game):
+    """Each setup's shipped policy names its training run; that run's config is committed and trains the setup."""
+    from five_towers_env.evaluation.zoo import shipped
+
+    for policy in shipped(game):
+        run = policy.meta["name"]
+        cfg = load_config(CONFIGS / RUN_CONFIGS.get(run, f"{run}.yaml"))
+        assert cfg.game == game and (policy.num_players, policy.variant) in cfg.setup_list, (policy.setup, run)
 
 
 def test_pool_sampler_fits_each_game_size():

@@ -201,8 +201,21 @@ class PolicyAgent:
             was trained for another. None accepts the policy's own game.
 
     Attributes: ``game`` (the game the policy was trained for, from its ``meta``), ``obs_size``
-    and ``num_actions`` (its network's input and output sizes), ``meta`` (what training recorded).
+    and ``num_actions`` (its network's input and output sizes), ``meta`` (what training recorded), ``path``
+    (the file playing now).
     """
+
+    # the network in play (set by _use from the file's _read: one policy file per setup when shipped)
+    path: Path
+    architecture: str
+    meta: dict[str, Any]
+    game: str
+    obs_size: int
+    num_actions: int
+    layers: list[tuple[np.ndarray, np.ndarray]]  # the mlp network's (weights, biases)
+    _typed: Any  # the typed network's forward pass, None for an mlp
+    _act: Callable[[np.ndarray], np.ndarray]
+    _w0t: np.ndarray
 
     def __init__(self, path: str | Path | None = None, seed: int | None = None,
                  deterministic: bool = True, name: str = "ppo", game: str | None = None,
