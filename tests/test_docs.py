@@ -175,3 +175,44 @@ def test_readme_expert_figures_are_the_result_files(folder):
     r = _csv(RESULTS / folder / "evaluate_summary.csv")[0]
     cells = f"| {int(r['games']):,} ({int(r['deals'])}) | {_rate_cells(r)} | {_rate_cells(r, 'strict_')} |"
     assert cells in README, f"README lacks the expert-iteration row written from results/{folder}: {cells}"
+
+
+# -- the policy zoo: README and docs/policies.md show the zoo tables of the shipped policies -----
+
+POLICIES_DOC = (ROOT / "docs" / "policies.md").read_text()
+
+
+def _between(text, marker):
+    start = text.index(f"<!-- {marker}:start -->") + len(f"<!-- {marker}:start -->")
+    return text[start:text.index(f"<!-- {marker}:end -->")].strip()
+
+
+@pytest.mark.parametrize("game", ["five_towers", "campanile"])
+def test_zoo_tables_are_the_result_files_of_the_shipped_policies(game):
+    import json
+
+    from five_towers_env.core.game import get_game
+    from five_towers_env.evaluation.zoo import zoo_markdown
+
+    folder = RESULTS / "zoo" / game
+    table = (folder / "table.md").read_text().strip()
+    data = json.loads((folder / "table.json").read_text())
+    assert zoo_markdown(data["rows"]) == table  # the markdown is what the command wrote from its rows
+    assert _between(README, f"zoo:{game}") == table
+    assert _between(POLICIES_DOC, f"zoo:{game}") == table
+    spec = get_game(game)
+    for row in data["rows"]:  # measured with the files shipped now (a retrained policy needs a new table)
+        assert spec.policy_path(row["num_players"], row["variant"]).name == row["policy"]
+        assert row["games"] >= 1000 and row["games"] % row["num_players"] == 0
+    every = {f"{n}p-{v}" for n in range(spec.min_players, spec.max_players + 1) for v in spec.variants}
+    assert {row["setup"] for row in data["rows"]} == every
+
+
+def test_policies_doc_names_every_shipped_file_and_its_curve():
+    from five_towers_env.core.game import GAMES, get_game
+
+    for game in GAMES:
+        for rel in set(get_game(game).shipped_policies.values()):
+            assert f"`{Path(rel).name}`" in POLICIES_DOC, rel
+    for image in re.findall(r"\]\((\.\./results/[^)]+\.png)\)", POLICIES_DOC):
+        assert (ROOT / "docs" / image).resolve().is_file(), image

@@ -77,7 +77,8 @@ def zoo_table(game: str, games: int, seed: int, out: str | Path | None = None, w
               opponents: tuple[str, ...] = OPPONENTS, runs: str | Path | None = None,
               progress: bool = False, setups: list[str] | None = None) -> list[dict[str, Any]]:
     """One row per shipped setup (or those of ``setups``) and opponent: the shipped policy against ``n - 1``
-    copies of the opponent, ``games`` games on ``seed``. Each evaluation's files go to
+    copies of the opponent, ``games`` games on ``seed``, rounded up to a multiple of ``n`` so that the policy
+    sits in every seat of every deal equally often (1,000 games of 3 players: 1,002). Each evaluation's files go to
     ``<out>/<setup>/vs_<opponent>*``; ``table.json`` and ``table.md`` to ``out``."""
     from five_towers_env.evaluation.match import evaluate
 
@@ -86,8 +87,9 @@ def zoo_table(game: str, games: int, seed: int, out: str | Path | None = None, w
         if setups is not None and policy.setup not in setups:
             continue
         training = training_record(policy, runs)
+        played = -(-games // policy.num_players) * policy.num_players
         for opponent in opponents:
-            result = evaluate([("ppo", {"path": str(policy.path)})], num_games=games, num_players=policy.num_players,
+            result = evaluate([("ppo", {"path": str(policy.path)})], num_games=played, num_players=policy.num_players,
                               variant=policy.variant, seed=seed, workers=workers, progress=progress, game=game,
                               field=opponent)
             if out is not None:
@@ -95,7 +97,7 @@ def zoo_table(game: str, games: int, seed: int, out: str | Path | None = None, w
             me = result.agents[0]
             rows.append({"game": policy.game, "setup": policy.setup, "num_players": policy.num_players,
                          "variant": policy.variant, "policy": policy.path.name, "opponent": opponent,
-                         "games": games, "seed": seed, "equal_share": 1.0 / policy.num_players,
+                         "games": played, "seed": seed, "equal_share": 1.0 / policy.num_players,
                          **{k: me[k] for k in ("win_rate", "ci_low", "ci_high", "strict_win_rate", "strict_ci_low",
                                                "strict_ci_high", "vs_equal_share", "mean_score", "mean_margin",
                                                "deals")},

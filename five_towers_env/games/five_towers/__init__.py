@@ -84,9 +84,14 @@ SPEC = register_game(GameSpec(
             "net": "five_towers_env.agents.guided:NetworkAgent",
             "guided": "five_towers_env.agents.guided:GuidedSearchAgent"},
     pettingzoo_id=ENV_ID, gymnasium_id=ENV_ID,
-    # v2 (the current one) trained with the batched self-play pipeline; v1 kept for comparison
+    # ppo's policy per setup. 2-player base: v2 (the current one) trained with the batched self-play
+    # pipeline, v1 kept for comparison; 2-player Great Powers its own; one network for base 3-5 players and
+    # one for Great Powers 3-5 players (docs/policies.md)
     shipped_policies={"2p-base": "policies/ppo_2p_base.npz", "2p-base:v2": "policies/ppo_2p_base.npz",
-                      "2p-base:v1": "policies/ppo_2p_base_v1.npz"},
+                      "2p-base:v1": "policies/ppo_2p_base_v1.npz", "2p-great_powers": "policies/ppo_gp_2p.npz",
+                      **{f"{n}p-{v}": f"policies/ppo_{tag}_3-5p.npz" for v, tag in (("base", "base"),
+                                                                                 ("great_powers", "gp"))
+                         for n in (3, 4, 5)}},
     explicit=True,
     observe=f"{__name__}.observation:encode",
     shipped_networks={"2p-base": "policies/pv_2p_base.npz"},
