@@ -71,7 +71,8 @@ SPEC = register_game(GameSpec(
     # ppo's policy per setup: 2-player pile and played each have their own; one network trained over seven
     # setups (configs/ppo_campanile_setups.yaml) plays 3 to 5 players of both variants
     shipped_policies={"2p-pile": "policies/ppo_campanile_2p.npz", "2p-played": "policies/ppo_campanile_played_2p.npz",
-                      **{f"{n}p-{v}": "policies/ppo_campanile_setups.npz" for v in ("pile", "played") for n in (3, 4, 5)}},
+                      **{f"{n}p-{v}": "policies/ppo_campanile_setups.npz"
+                         for v in ("pile", "played") for n in (3, 4, 5)}},
     observe=f"{__name__}.observation:encode",
     shipped_networks={"2p-pile": "policies/pv_campanile_2p.npz"},
 ))
