@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from five_towers_env.core.agent import SetupWarning
-from five_towers_env.core.game import GAMES, get_game
+from five_towers_env.core.game import GAMES, get_game, parse_setup_key
 
 #: the game whose observation layout the ``typed`` network reads
 TYPED_GAME = "five_towers"
@@ -231,8 +231,7 @@ class PolicyAgent:
             path = spec.default_policy(version)
             if path is None and version is not None and spec.default_policy() is not None:
                 setup = next(key for key in spec.shipped_policies if ":" not in key)
-                players, _, variant = setup.partition("p-")
-                versions = spec.policy_versions(int(players), variant)
+                versions = spec.policy_versions(*parse_setup_key(setup))
                 raise ValueError(f"ppo: {spec.title} has no shipped policy version {version}; versions: "
                                  f"{', '.join(map(str, versions)) or 'none numbered'} (default: the current one)")
             if path is None or not path.exists():
@@ -300,7 +299,7 @@ class PolicyAgent:
     def trained_setups(self) -> list[tuple[int, str]]:
         """Every ``(num_players, variant)`` the policy was trained in (``meta["setups"]``, else the one)."""
         if "setups" in self.meta:
-            return [(int(p), v) for p, _, v in (str(key).partition("p-") for key in self.meta["setups"])]
+            return [parse_setup_key(key) for key in self.meta["setups"]]
         one = self.trained_setup()
         return [one] if one is not None else []
 

@@ -28,6 +28,19 @@ PLUGIN_ENV_VAR = "FIVE_TOWERS_GAMES"
 ENTRY_POINT_GROUP = "five_towers_env.games"
 
 
+def setup_key(num_players: int, variant: str) -> str:
+    """``(4, "base")`` -> ``"4p-base"``: how a setup is written (``shipped_policies`` keys, training configs)."""
+    return f"{num_players}p-{variant}"
+
+
+def parse_setup_key(key: str) -> tuple[int, str]:
+    """``"4p-great_powers"`` -> ``(4, "great_powers")``; ``ValueError`` for text that is not one."""
+    players, sep, variant = str(key).partition("p-")
+    if not sep or not players.isdigit() or not variant:
+        raise ValueError(f"{key!r} is not a setup; write <players>p-<variant>, e.g. 3p-base")
+    return int(players), variant
+
+
 def load(target: str) -> Any:
     """The object at ``"module:attribute"``."""
     module, _, attr = target.partition(":")
@@ -158,13 +171,13 @@ class GameSpec:
         if num_players is None and variant is None:
             key = next(iter(self.shipped_networks), None)
         else:
-            key = f"{num_players}p-{variant}"
+            key = setup_key(num_players, variant)  # type: ignore[arg-type]
         rel = self.shipped_networks.get(key) if key is not None else None
         return None if rel is None else self._package_file(rel)
 
     def policy_path(self, num_players: int, variant: str, version: int | None = None) -> Path | None:
         """The policy shipped for this setup (its earlier ``version`` if given), or None."""
-        key = f"{num_players}p-{variant}" + (f":v{version}" if version is not None else "")
+        key = setup_key(num_players, variant) + (f":v{version}" if version is not None else "")
         rel = self.shipped_policies.get(key)
         if rel is None:
             return None
@@ -172,7 +185,7 @@ class GameSpec:
 
     def policy_versions(self, num_players: int, variant: str) -> list[int]:
         """The numbered versions shipped for this setup (``"<setup>:v<k>"`` keys), oldest first."""
-        prefix = f"{num_players}p-{variant}:v"
+        prefix = setup_key(num_players, variant) + ":v"
         return sorted(int(key[len(prefix):]) for key in self.shipped_policies if key.startswith(prefix))
 
     def default_policy(self, version: int | None = None) -> Path | None:
@@ -181,8 +194,7 @@ class GameSpec:
         setups = [key for key in self.shipped_policies if ":" not in key]
         if not setups:
             return None
-        players, _, variant = setups[0].partition("p-")
-        return self.policy_path(int(players), variant, version)
+        return self.policy_path(*parse_setup_key(setups[0]), version)
 
 
 #: name -> spec of every game registered so far
@@ -268,4 +280,4 @@ GAMES: Mapping[str, GameSpec] = _Games()
 Game = GameSpec
 
 __all__ = ["GameSpec", "Game", "GAMES", "BUILTIN_GAMES", "DEFAULT_GAME", "register_game", "get_game", "game_names",
-           "load"]
+           "load", "parse_setup_key", "setup_key"]

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from five_towers_env.core.game import get_game
+from five_towers_env.core.game import get_game, parse_setup_key, setup_key
 from five_towers_env.evaluation.report import fmt_ci, markdown_table, text_table, write_json, write_text
 
 #: the opponents of the zoo table, in column order
@@ -38,7 +38,7 @@ class ShippedPolicy:
     @property
     def setup(self) -> str:
         """``"<players>p-<variant>"``."""
-        return f"{self.num_players}p-{self.variant}"
+        return setup_key(self.num_players, self.variant)
 
 
 def shipped(game: str) -> list[ShippedPolicy]:
@@ -50,10 +50,10 @@ def shipped(game: str) -> list[ShippedPolicy]:
     for key in spec.shipped_policies:
         if ":" in key:  # an earlier version of a setup's policy, not the one ppo plays
             continue
-        players, _, variant = key.partition("p-")
-        path = spec.policy_path(int(players), variant)
+        players, variant = parse_setup_key(key)
+        path = spec.policy_path(players, variant)
         assert path is not None
-        out.append(ShippedPolicy(spec.name, int(players), variant, path, PolicyAgent(path, game=spec.name).meta))
+        out.append(ShippedPolicy(spec.name, players, variant, path, PolicyAgent(path, game=spec.name).meta))
     order = {v: i for i, v in enumerate(spec.variants)}
     return sorted(out, key=lambda p: (order.get(p.variant, len(order)), p.num_players))
 

@@ -3,17 +3,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from five_towers_env.core.game import parse_setup_key, setup_key
+
 
 class ConfigError(ValueError):
     """A config file or mapping that cannot be used; the message names the offending key."""
 
 
 def parse_setup(text: str) -> tuple[int, str]:
-    """``"4p-great_powers"`` -> ``(4, "great_powers")`` (the keys of ``GameSpec.shipped_policies``)."""
-    players, sep, variant = str(text).partition("p-")
-    if not sep or not players.isdigit() or not variant:
-        raise ConfigError(f"setups: {text!r} is not a setup; write <players>p-<variant>, e.g. 3p-base")
-    return int(players), variant
+    """``"4p-great_powers"`` -> ``(4, "great_powers")`` (the keys of ``GameSpec.shipped_policies``), or
+    :class:`ConfigError`."""
+    try:
+        return parse_setup_key(text)
+    except ValueError as e:
+        raise ConfigError(f"setups: {e}") from None
 
 
 def init_policy_path(text: str) -> Path:
@@ -25,11 +28,6 @@ def init_policy_path(text: str) -> Path:
     import five_towers_env
 
     return Path(five_towers_env.__file__).resolve().parents[1] / path
-
-
-def setup_key(num_players: int, variant: str) -> str:
-    """``(4, "base")`` -> ``"4p-base"``."""
-    return f"{num_players}p-{variant}"
 
 
 __all__ = ["ConfigError", "init_policy_path", "parse_setup", "setup_key"]
