@@ -154,7 +154,7 @@ def test_unknown_agent_setting_lists_the_valid_ones(capsys):
 
 def test_unknown_agent_lists_the_known_ones(capsys):
     err = assert_usage_error(capsys, "play", "--agents", "alphazero", "random")
-    assert "unknown agent 'alphazero'; known: random, greedy, heuristic, mcts, net, guided, ppo" in err
+    assert "unknown agent 'alphazero'; known: random, greedy, heuristic, mcts, net, guided, openspiel-mcts, ppo" in err
     with pytest.raises(ValueError, match="unknown agent 'alphazero'; known: random, greedy"):
         make_agent("alphazero")
 

@@ -19,11 +19,11 @@ DOCS = [ROOT / "README.md", ROOT / "docs" / "integrations.md"]
 SNIPPETS = {name: code for doc in DOCS
             for name, code in re.findall(r"<!-- snippet: (\w+) -->\n```python\n(.*?)```", doc.read_text(), flags=re.S)}
 README_SNIPPETS = set(re.findall(r"<!-- snippet: (\w+) -->", DOCS[0].read_text()))
-NEEDS = {"sb3": "sb3_contrib", "tianshou": "tianshou", "rllib": "ray"}
+NEEDS = {"sb3": "sb3_contrib", "tianshou": "tianshou", "rllib": "ray", "openspiel": "pyspiel"}
 
 
 def test_readme_has_the_snippets():
-    assert README_SNIPPETS >= {"pettingzoo", "sb3", "engine", "campanile"}, sorted(README_SNIPPETS)
+    assert README_SNIPPETS >= {"pettingzoo", "sb3", "engine", "campanile", "openspiel"}, sorted(README_SNIPPETS)
     assert set(SNIPPETS) >= README_SNIPPETS | {"tianshou", "rllib"}, sorted(SNIPPETS)
 
 

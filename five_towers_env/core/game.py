@@ -89,6 +89,8 @@ class GameSpec:
             the environment shows ``seat`` (for network-guided search); empty: none.
         shipped_networks: ``"<players>p-<variant>"`` -> a policy-value network file inside the game's
             package, played by the ``net`` and ``guided`` agents (expert iteration).
+        chance: ``"module:Class"`` of the game's :class:`~five_towers_env.core.chance.ChanceState`: its
+            random events as chance nodes (the OpenSpiel adapter); empty: none.
     """
 
     name: str
@@ -112,6 +114,7 @@ class GameSpec:
     explicit: bool = False
     observe: str = ""
     shipped_networks: Mapping[str, str] = field(default_factory=dict)
+    chance: str = ""
 
     def __post_init__(self) -> None:
         targets = ("raw_env", "env", "agent_info", "check_setup", "ui", "determinize")
@@ -162,6 +165,12 @@ class GameSpec:
             raise ValueError(f"{self.title} declares no observe function (GameSpec.observe): "
                              "network-guided search cannot encode its positions")
         return load(self.observe)
+
+    def chance_state(self) -> Any:
+        """The game's :class:`~five_towers_env.core.chance.ChanceState` subclass; ``ValueError`` if it has none."""
+        if not self.chance:
+            raise ValueError(f"{self.title} declares no chance model (GameSpec.chance): it has no OpenSpiel adapter")
+        return load(self.chance)
 
     def _package_file(self, rel: str) -> Path:
         return Path(importlib.import_module(self.module).__file__).parent / rel  # type: ignore[arg-type]

@@ -16,13 +16,14 @@ from typing import Any, get_type_hints
 from five_towers_env.core.game import DEFAULT_GAME, GAMES, get_game
 from five_towers_env.training.setups import ConfigError, init_policy_path, parse_setup, setup_key
 
-#: registry agents that are not opponents to train against or teachers: a person, the trained networks
-NOT_BASELINES = ("human", "ppo", "net", "guided")
+#: registry agents that are not opponents to train against or teachers: a person, the trained networks, and
+#: OpenSpiel's bots (an optional dependency, and far too slow for a training pool)
+NOT_BASELINES = ("human", "ppo", "net", "guided", "openspiel-mcts", "openspiel-ismcts")
 
 
 def baselines(game: str = DEFAULT_GAME) -> tuple[str, ...]:
     """The agents of ``game``'s registry a run may train against, evaluate against or imitate
-    (every one but ``human`` and ``ppo``)."""
+    (every one but those in :data:`NOT_BASELINES`)."""
     return tuple(name for name in get_game(game).agents if name not in NOT_BASELINES)
 
 

@@ -9,9 +9,10 @@
 | actions | `Discrete(31)`: play a card and storeys, bet a chip on a tower, or no bet (`actions.py`) |
 | observation | 278 float32 in [0, 1] (`observation.py`, table in docs/campanile.md) |
 | hidden information | the hands and the pile cards below the face-up one |
+| OpenSpiel | `python_campanile` (`chance.py`; docs/openspiel.md) |
 | PettingZoo / Gymnasium id | `five_towers_env/Campanile-v0` |
 | rules | docs/campanile.md ("SPEC Cn" in comments is its section Cn) |
-| agents | `random`, `greedy`, `heuristic`, `mcts`, `ppo`, `human` |
+| agents | `random`, `greedy`, `heuristic`, `mcts`, `net`, `guided`, `openspiel-ismcts`, `ppo`, `human` |
 
 The files have the same roles in every game: ``rules.py`` (fixed numbers and scoring),
 ``state.py`` (the state type: ``new_game``, ``legal_actions``, ``apply_action``, ``is_terminal``,
@@ -66,7 +67,8 @@ SPEC = register_game(GameSpec(
     agents={"greedy": f"{__name__}.agents:GreedyAgent", "heuristic": f"{__name__}.agents:HeuristicAgent",
             "mcts": f"{__name__}.agents:MCTSAgent",
             "net": "five_towers_env.agents.guided:NetworkAgent",
-            "guided": "five_towers_env.agents.guided:GuidedSearchAgent"},
+            "guided": "five_towers_env.agents.guided:GuidedSearchAgent",
+            "openspiel-ismcts": "five_towers_env.integrations.openspiel.bots:ISMCTSAgent"},
     pettingzoo_id=ENV_ID, gymnasium_id=ENV_ID,
     # ppo's policy per setup: 2-player pile and played each have their own; one network trained over seven
     # setups (configs/ppo_campanile_setups.yaml) plays 3 to 5 players of both variants
@@ -74,6 +76,7 @@ SPEC = register_game(GameSpec(
                       **{f"{n}p-{v}": "policies/ppo_campanile_setups.npz"
                          for v in ("pile", "played") for n in (3, 4, 5)}},
     observe=f"{__name__}.observation:encode",
+    chance=f"{__name__}.chance:CampanileChance",
     shipped_networks={"2p-pile": "policies/pv_campanile_2p.npz"},
 ))
 

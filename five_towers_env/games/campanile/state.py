@@ -59,6 +59,21 @@ def check_setup(num_players: object, variant: object, bet_chip: object = "at_lea
         raise ValueError(f"bet_chip must be one of {', '.join(map(repr, BET_CHIPS))}, got {bet_chip!r}")
 
 
+#: where :func:`deal_layout` puts a card: a hand, a pile (bottom to top), or set aside unseen
+HAND, PILE, LEFTOVER = "hand", "pile", "leftover"
+
+
+def deal_layout(num_players: int) -> tuple[tuple[str, int], ...]:
+    """SPEC C2.2-C2.3: where each card of the shuffled deck goes, in dealing order: ``(HAND, seat)``
+    (three cards to each seat, seat 0 first), ``(PILE, i)`` (each pile in turn, bottom card first, so a
+    pile's last card is its face-up one), then ``(LEFTOVER, 0)`` for the 0-2 cards set aside."""
+    n = int(num_players)
+    size = pile_size(n)
+    return (tuple((HAND, p) for p in range(n) for _ in range(HAND_SIZE))
+            + tuple((PILE, i) for i in range(NUM_PILES) for _ in range(size))
+            + ((LEFTOVER, 0),) * leftover_count(n))
+
+
 def _without(cards: tuple[int, ...], card: int) -> tuple[int, ...]:
     """A sorted tuple with one copy of ``card`` removed (it must be there)."""
     i = cards.index(card)
@@ -136,12 +151,23 @@ class CampanileState:
         n = int(num_players)
         rng = rng if rng is not None else np.random.default_rng()
         deck = [t for t in range(NUM_TOWERS) for _ in range(cards_per_style(n))]  # C2.1: removals are per style
-        deck = rng.permutation(deck).tolist()
-        hands = [deck[HAND_SIZE * p:HAND_SIZE * (p + 1)] for p in range(n)]  # C2.2
-        size, at = pile_size(n), HAND_SIZE * n
-        piles = [deck[at + size * i:at + size * (i + 1)] for i in range(NUM_PILES)]  # C2.3, top card last
-        leftover = deck[at + size * NUM_PILES:]  # C2.3: 0-2 cards out of the game, unseen
-        assert len(leftover) == leftover_count(n)
+        return cls.deal(n, variant, rng.permutation(deck).tolist(), rng, bet_chip)
+
+    @classmethod
+    def deal(cls, num_players: int, variant: str, cards: Sequence[int], rng: np.random.Generator | None,
+             bet_chip: str = "at_least") -> CampanileState:
+        """SPEC C2.2-C2.3: the game dealt from ``cards`` in order, as :func:`deal_layout` places them
+        (for :meth:`new_game`, and for adapters that deal card by card as chance events)."""
+        check_setup(num_players, variant, bet_chip)
+        n = int(num_players)
+        layout = deal_layout(n)
+        if len(cards) != len(layout):
+            raise ValueError(f"a {n}-player deal takes {len(layout)} cards, got {len(cards)}")
+        hands: list[list[int]] = [[] for _ in range(n)]
+        piles: list[list[int]] = [[] for _ in range(NUM_PILES)]
+        leftover: list[int] = []
+        for (kind, index), card in zip(layout, cards):
+            (hands[index] if kind == HAND else piles[index] if kind == PILE else leftover).append(int(card))
         return cls(n, variant, rng, hands=hands, piles=piles, bet_chip=bet_chip, leftover=leftover)
 
     def clone(self, rng: np.random.Generator | None = None) -> CampanileState:
@@ -340,6 +366,17 @@ class CampanileState:
 
     # -- hidden information -------------------------------------------------------------
 
+    def with_cards(self, hands: Sequence[Sequence[int]], piles: Sequence[Sequence[int]], leftover: Sequence[int],
+                   rng: np.random.Generator | None = None) -> CampanileState:
+        """A copy with the hands, the piles and the set-aside cards replaced and the public rest kept
+        (``rng``, if given, as its generator): for adapters that wind a game back to a deal drawn again."""
+        new = self.clone(rng=rng)
+        new.hands = [tuple(sorted(int(c) for c in h)) for h in hands]
+        new.piles = [[int(c) for c in p] for p in piles]
+        new.leftover = tuple(int(c) for c in leftover)
+        new._legal = None  # the player on move may hold other cards
+        return new
+
     def determinize(self, observer: int, rng: np.random.Generator) -> CampanileState:
         """A copy in which every card hidden from ``observer`` (SPEC C5) is dealt again at random.
 
@@ -384,4 +421,5 @@ class CampanileState:
                 f"face_up={''.join(TOWERS[t] if t >= 0 else '-' for t in self.face_up())})")
 
 
-__all__ = ["CampanileState", "Phase", "PHASE_NAMES", "IllegalActionError", "check_setup"]
+__all__ = ["CampanileState", "Phase", "PHASE_NAMES", "IllegalActionError", "check_setup", "deal_layout",
+           "HAND", "PILE", "LEFTOVER"]

@@ -9,9 +9,10 @@
 | actions | `Discrete(307)`: bid, pass, take, teardown, build and the Great Powers decisions (`actions.py`) |
 | observation | 2,116 float32 (`observation.py`, table in docs/environment.md) |
 | hidden information | the deck order only |
+| OpenSpiel | `python_five_towers` (`chance.py`; docs/openspiel.md) |
 | PettingZoo / Gymnasium id | `five_towers_env/FiveTowers-v0` |
 | rules | docs/rules.md ("SPEC §n" in comments is its section §n) |
-| agents | `random`, `greedy`, `heuristic`, `mcts`, `ppo`, `human` |
+| agents | `random`, `greedy`, `heuristic`, `mcts`, `net`, `guided`, `openspiel-mcts`, `ppo`, `human` |
 
 The files have the same roles in every game: ``cards.py`` and ``scoring.py`` (fixed numbers and
 scoring; ``builder.py`` and ``lookahead*.py`` are this game's decision search), ``state.py`` (the
@@ -82,7 +83,8 @@ SPEC = register_game(GameSpec(
             "heuristic": f"{__name__}.agents.heuristic:HeuristicAgent",
             "mcts": f"{__name__}.agents.mcts:MCTSAgent",
             "net": "five_towers_env.agents.guided:NetworkAgent",
-            "guided": "five_towers_env.agents.guided:GuidedSearchAgent"},
+            "guided": "five_towers_env.agents.guided:GuidedSearchAgent",
+            "openspiel-mcts": "five_towers_env.integrations.openspiel.bots:MCTSAgent"},
     pettingzoo_id=ENV_ID, gymnasium_id=ENV_ID,
     # ppo's policy per setup. 2-player base: v2 (the current one) trained with the batched self-play
     # pipeline, v1 kept for comparison; 2-player Great Powers its own; one network for base 3-5 players and
@@ -94,6 +96,7 @@ SPEC = register_game(GameSpec(
                          for n in (3, 4, 5)}},
     explicit=True,
     observe=f"{__name__}.observation:encode",
+    chance=f"{__name__}.chance:FiveTowersChance",
     shipped_networks={"2p-base": "policies/pv_2p_base.npz"},
 ))
 

@@ -233,10 +233,18 @@ class GameState:
         the cards a player cannot see. ``unseen`` must hold as many cards as the deck and display."""
         if self.phase != _BID or self.bid_turn != 0 or len(unseen) != len(self.deck) + len(self.display):
             raise ValueError("redeal needs a round start and exactly the deck's and display's number of cards")
-        new = self.clone(rng=rng)
         cut = len(unseen) - len(self.display)
-        new.deck = list(unseen[:cut])
-        new.display = tuple(sorted(unseen[cut:]))
+        return self.revealing(unseen[cut:], unseen[:cut], rng)
+
+    def revealing(self, shown: Sequence[int], rest: Sequence[int], rng: np.random.Generator) -> GameState:
+        """A copy of this round-start state with ``shown`` as its display and ``rest`` as its deck (top
+        last) and ``rng`` as its generator; :meth:`redeal` with the counts checked, or a display still
+        being turned card by card (``shown`` short of the round's, for adapters that reveal by chance)."""
+        if self.phase != _BID or self.bid_turn != 0:
+            raise ValueError("revealing needs a round start")
+        new = self.clone(rng=rng)
+        new.deck = [int(c) for c in rest]
+        new.display = tuple(sorted(int(c) for c in shown))
         new._begin_bidding()
         return new
 
