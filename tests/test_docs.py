@@ -177,6 +177,20 @@ def test_readme_expert_figures_are_the_result_files(folder):
     assert cells in README, f"README lacks the expert-iteration row written from results/{folder}: {cells}"
 
 
+#: the README's table of OpenSpiel's bots: its rows' result folders
+OPENSPIEL_RESULTS = ["openspiel/mcts_vs_heuristic", "openspiel/mcts_vs_mcts", "openspiel/ismcts_vs_heuristic",
+                     "openspiel/ismcts_vs_mcts"]
+
+
+@pytest.mark.parametrize("folder", OPENSPIEL_RESULTS)
+def test_readme_openspiel_figures_are_the_result_files(folder):
+    """Each row of the README's OpenSpiel table, in the README and docs/openspiel.md: from its file."""
+    r = _csv(RESULTS / folder / "evaluate_summary.csv")[0]
+    cells = f"| {int(r['games']):,} ({int(r['deals'])}) | {_rate_cells(r)} | {_rate_cells(r, 'strict_')} |"
+    assert cells in README, f"README lacks the OpenSpiel row written from results/{folder}: {cells}"
+    assert cells in (ROOT / "docs" / "openspiel.md").read_text(), f"docs/openspiel.md lacks {cells}"
+
+
 # -- the policy zoo: README and docs/policies.md show the zoo tables of the shipped policies -----
 
 POLICIES_DOC = (ROOT / "docs" / "policies.md").read_text()
