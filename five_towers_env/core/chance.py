@@ -16,7 +16,7 @@ for bots that search from an agent's public view) logs from that position on.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -263,9 +263,4 @@ class ChanceState(ABC):
         raise NotImplementedError(f"{type(self).__name__} has no hidden information to resample")
 
 
-def public_steps(steps: Sequence[tuple[int, int, tuple[int, ...]]]) -> list[int]:
-    """The actions and outcomes of ``steps``, in order (the history to replay)."""
-    return [action for _, action, _ in steps]
-
-
-__all__ = ["CHANCE", "TERMINAL", "UNSEEN", "ChanceState", "public_steps"]
+__all__ = ["CHANCE", "TERMINAL", "UNSEEN", "ChanceState"]

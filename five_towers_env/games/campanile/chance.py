@@ -62,7 +62,6 @@ class CampanileChance(ChanceState):
     @classmethod
     def _from_engine(cls, engine: CampanileState) -> CampanileChance:
         state = cls(engine, engine.num_players, engine.variant, {"bet_chip": engine.bet_chip})
-        state.dealt = [0] * len(state.layout)  # dealt before the log starts
         state.base = engine.clone()
         return state
 

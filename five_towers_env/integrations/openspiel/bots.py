@@ -50,7 +50,7 @@ class _BotAgent:
         if game is None:
             game = self._games[key] = self._openspiel.load_game(info["game"], core.num_players, core.variant,
                                                                 **core.settings)
-        return game.state_from_engine(view)
+        return game.state_from_core(core)
 
     def _bot(self, game: Any) -> Any:
         raise NotImplementedError

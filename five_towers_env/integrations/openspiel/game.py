@@ -93,11 +93,15 @@ def game_class(spec: GameSpec) -> type:
 
         def state_from_engine(self, engine: Any) -> State:
             """A state at an engine position (a bot's view of a game in progress); its history starts there."""
-            if (engine.num_players, engine.variant) != (self.num_players_, self.variant):
-                raise ValueError(f"the position is {engine.num_players}p-{engine.variant}, the game "
-                                 f"{self.num_players_}p-{self.variant}")
+            return self.state_from_core(model.from_engine(engine))
+
+        def state_from_core(self, core: ChanceState) -> State:
+            """A state over a chance-model state of this game's setup."""
+            if (core.num_players, core.variant, core.settings) != (self.num_players_, self.variant, self.settings):
+                raise ValueError(f"the position is {core.num_players}p-{core.variant} {core.settings}, the game "
+                                 f"{self.num_players_}p-{self.variant} {self.settings}")
             state = State(self)
-            state._core = model.from_engine(engine)
+            state._core = core
             return state
 
     Game.__name__ = Game.__qualname__ = "".join(w.title() for w in spec.name.split("_")) + "Game"
