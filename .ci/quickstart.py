@@ -2,23 +2,25 @@
 """CI check that the README's quick start stays true: run its main-job command exactly as written and
 compare the evaluation table it prints with the README's table, character for character.
 
-    python .ci/quickstart.py                  # run the command (about 6.5 minutes), then compare
+    python .ci/quickstart.py                  # run the command (a few minutes), then compare
     python .ci/quickstart.py --output FILE    # compare a saved stdout of the command instead
-    python .ci/quickstart.py --machine        # describe this machine (results/ppo_quick_2p/machine.txt)
+    python .ci/quickstart.py --machine        # describe this machine and its kernel settings
 
 The README marks the command with ``<!-- command: main-job -->`` and the table with
 ``<!-- table: main-job -->``, each followed by a fenced block. Exit status: 0 when the tables are
 equal, 1 with a diff when they differ, 2 when the README or the output has no table.
 
-The figures repeat exactly on one machine, but training's floating-point results depend on the
-CPU's instruction set (torch and numpy pick their kernels by it), so another kind of CPU can print
-other figures. On a difference the check prints this machine's description next to the one the
-README's table was made on; if the CPUs differ, re-make the committed run there (results/README.md).
+The run trains with portable numerics (``five_towers_env/numerics.py``: every floating-point kernel
+pinned to the AVX2 level, thread counts from the config), so it prints the same table on every x86-64
+CPU with AVX2, Intel or AMD, AVX2 or AVX-512: a difference is a bug to find, not a machine to blame.
+On a difference the check prints this machine's description beside the one the committed run
+recorded (``results/ppo_quick_2p/provenance.json``).
 """
 from __future__ import annotations
 
 import argparse
 import difflib
+import json
 import re
 import subprocess
 import sys
@@ -26,29 +28,26 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 HEADER = "against "  # the first cell of the table's header line
-MADE_ON = ROOT / "results" / "ppo_quick_2p" / "machine.txt"
+COMMITTED_RUN = ROOT / "results" / "ppo_quick_2p" / "provenance.json"
 
 
 def machine() -> str:
-    """What decides training's floating-point results here: CPU model and instruction set, library versions."""
+    """What could decide training's floating-point results here: CPU, libraries, kernel settings."""
     import platform
 
-    cpu, flags = platform.processor() or platform.machine(), "unknown"
-    try:
-        info = dict(line.split(":", 1) for line in Path("/proc/cpuinfo").read_text().splitlines() if ":" in line)
-        info = {k.strip(): v.strip() for k, v in info.items()}
-        cpu = info.get("model name", cpu)
-        simd = ("avx2", "fma", "avx512f", "avx512_vnni", "avx512_bf16", "amx_tile")
-        flags = " ".join(f for f in simd if f in info.get("flags", "").split()) or "none of " + " ".join(simd)
-    except OSError:
-        pass
-    lines = [f"cpu: {cpu} (flags: {flags})", f"python: {platform.python_version()}"]
+    from five_towers_env import numerics
+
+    flags = numerics.cpu_flags()
+    simd = ("avx2", "fma", "avx512f", "avx512_vnni", "avx512_bf16", "amx_tile")
+    lines = [f"cpu: {platform.processor() or platform.machine()} (flags: "
+             f"{' '.join(f for f in simd if f in flags) or 'none of ' + ' '.join(simd)})",
+             f"python: {platform.python_version()}",
+             f"portable numerics: {numerics.portable_problem() or 'available'}"]
     try:
         import numpy
         import torch
 
-        lines += [f"torch: {torch.__version__} (cpu capability {torch.backends.cpu.get_cpu_capability()})",
-                  f"numpy: {numpy.__version__}"]
+        lines += [f"torch: {torch.__version__}", f"numpy: {numpy.__version__}"]
     except ImportError as exc:
         lines.append(f"torch or numpy missing: {exc}")
     return "\n".join(lines)
@@ -97,8 +96,11 @@ def compare(expected: str, got: str) -> int:
         return 0
     diff = difflib.unified_diff(expected.splitlines(), got.splitlines(), "README.md", "printed", lineterm="")
     print("quickstart: the printed table differs from the README's:\n" + "\n".join(diff), file=sys.stderr)
-    made_on = MADE_ON.read_text().strip() if MADE_ON.exists() else "(unknown)"
-    print(f"quickstart: this machine:\n{machine()}\nthe README's table was made on:\n{made_on}", file=sys.stderr)
+    try:
+        made_on = json.dumps(json.loads(COMMITTED_RUN.read_text()).get("machine"), indent=1)
+    except (OSError, ValueError, AttributeError):
+        made_on = "(unknown)"
+    print(f"quickstart: this machine:\n{machine()}\nthe committed run's machine:\n{made_on}", file=sys.stderr)
     return 1
 
 

@@ -374,10 +374,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def save_json(data: dict, path: str) -> None:
-    """Write a result file (indented, with a final newline) and say so."""
-    with open(path, "w") as f:
-        json.dump(data, f, indent=2)
-        f.write("\n")
+    """Write a result file (indented, with a final newline; whole or not at all) and say so."""
+    from five_towers_env.atomic import write_json  # here: a row's process imports only its row's package
+    from five_towers_env.provenance import write_provenance
+
+    write_json(path, data, indent=2)
+    write_provenance(os.path.dirname(path) or ".")  # provenance.json beside it
     print(f"\nwrote {path}")
 
 

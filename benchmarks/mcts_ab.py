@@ -13,7 +13,7 @@ spec, raw environment), so any two trees since the game contract compare.
 
     git worktree add /tmp/five_towers_old 26eefa2      # the tree to compare with
     python benchmarks/mcts_ab.py --old /tmp/five_towers_old --new . --game five_towers \\
-        --variant base --json results/mcts_ab_base.json
+        --variant base --json results/mcts_ab_base/mcts_ab_base.json
 """
 from __future__ import annotations
 

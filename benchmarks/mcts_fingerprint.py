@@ -20,6 +20,8 @@ import sys
 import time
 from typing import Any
 
+from report import atomic, write_provenance  # benchmarks/report.py, beside this script
+
 #: (game, variant, players, deal seed = mcts seed, mcts seat, mcts settings)
 CONFIGS: list[tuple[str, str, int, int, int, dict[str, Any]]] = [
     ("five_towers", "base", 2, 1, 0, {"simulations": 40}),
@@ -78,8 +80,8 @@ def main() -> None:
         out.append(run(config))
         print(*config[:5], f"{len(out[-1]['decisions'])} decisions, {time.process_time() - start:.1f} s CPU",
               file=sys.stderr, flush=True)
-    with open(args.out, "w") as f:
-        json.dump(out, f)
+    atomic().write_text(args.out, json.dumps(out))  # whole or not at all, by this checkout's writer
+    write_provenance(args.out)  # provenance.json beside it
 
 
 if __name__ == "__main__":

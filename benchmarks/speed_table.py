@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""The speed tables, written from a ``bench.py --json`` file (default ``results/benchmark.json``).
+"""The speed tables, written from a ``bench.py --json`` file (default ``results/benchmark/benchmark.json``).
 
     python benchmarks/speed_table.py                      # the full table of the committed results
     python benchmarks/speed_table.py --headline           # the short table (the rows bench.py marks headline)
@@ -18,7 +18,7 @@ import statistics
 import sys
 from pathlib import Path
 
-DEFAULT = Path(__file__).resolve().parent.parent / "results" / "benchmark.json"
+DEFAULT = Path(__file__).resolve().parent.parent / "results" / "benchmark" / "benchmark.json"
 REFERENCE = "connect_four_v3"
 
 

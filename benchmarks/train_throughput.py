@@ -1,7 +1,7 @@
 """Training throughput: learner steps per second of a config's self-play PPO, and where the time goes.
 
-    python benchmarks/train_throughput.py --json results/train_throughput.json
-    python benchmarks/train_throughput.py --checkout /tmp/old=old --json results/train_throughput.json
+    python benchmarks/train_throughput.py --json results/train_throughput/train_throughput.json
+    python benchmarks/train_throughput.py --checkout /tmp/old=old --json results/train_throughput/train_throughput.json
 
 For each game's default config (5 Towers ``configs/ppo_selfplay_2p.yaml``, Campanile
 ``configs/ppo_campanile_2p.yaml``) and each checkout (this one, and any ``--checkout PATH=LABEL``, for
@@ -231,8 +231,16 @@ def _overrides(pairs: list[str]) -> dict[str, Any]:
     return {key: yaml.safe_load(value) for key, _, value in (pair.partition("=") for pair in pairs)}
 
 
-def _run_row(checkout: Path, game: str, steps: int, overrides: list[str]) -> dict[str, Any]:
+def _run_row(checkout: Path, game: str, steps: int, overrides: list[str], numerics: str = "") -> dict[str, Any]:
     env = dict(os.environ, PYTHONPATH=str(checkout))
+    if numerics:  # the measured process starts with the kernels `five-towers train` would give it
+        from five_towers_env import numerics as pinning
+
+        for key in pinning.portable_environment():
+            env.pop(key, None)
+        if numerics == pinning.PORTABLE:
+            env.update(pinning.portable_environment())
+        overrides = [*overrides, f"numerics={numerics}"]
     config = str(checkout / CONFIGS[game])
     out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--inner", config, "--steps", str(steps),
                           "--set", *overrides],
@@ -262,44 +270,53 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", help="write the results here")
     parser.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE",
                         help="config overrides for every row (e.g. n_envs=8), as five-towers train --set")
+    parser.add_argument("--numerics", nargs="+", default=[], choices=["portable", "native"],
+                        help="measure this checkout under each of these numerics (five_towers_env/numerics.py), "
+                             "e.g. --numerics portable native for what pinning the kernels costs")
     parser.add_argument("--inner", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.inner:
         print(json.dumps(measure(args.inner, args.steps, _overrides(args.set))))
         return 0
-    checkouts = [("new", HERE)]
+    # (label, checkout, numerics): this checkout once per --numerics mode (once as configured without), then the others
+    checkouts = [(mode or "new", HERE, mode) for mode in args.numerics or [""]]
     for text in args.checkout:
         path, _, label = text.partition("=")
-        checkouts.append((label or Path(path).name, Path(path).resolve()))
+        checkouts.append((label or Path(path).name, Path(path).resolve(), ""))
     rows: dict[str, list[dict[str, Any]]] = {}
     for r in range(args.rounds):
         order = checkouts if r % 2 == 0 else checkouts[::-1]
         for game in args.games:
-            for label, path in order:
-                row = _run_row(path, game, args.steps, args.set)
+            for label, path, mode in order:
+                row = _run_row(path, game, args.steps, args.set, mode)
                 rows.setdefault(f"{game}/{label}", []).append(row)
                 print(f"round {r + 1} {game:11s} {label:6s} {row['steps_per_s']:8.1f} steps/s "
                       f"(with evaluation {row['steps_per_s_with_eval']:.1f})", flush=True)
     result: dict[str, Any] = {
         "command": "python benchmarks/train_throughput.py " + " ".join(argv if argv is not None else sys.argv[1:]),
         "steps": args.steps, "rounds": args.rounds, "cpus": os.cpu_count(),
-        "checkouts": {label: {"path": str(path), "commit": _git_commit(path)} for label, path in checkouts},
+        "checkouts": {label: {"path": str(path), "commit": _git_commit(path), "numerics": mode or "as configured"}
+                      for label, path, mode in checkouts},
         "rows": {key: {"runs": runs, "steps_per_s": _summary([x["steps_per_s"] for x in runs]),
                        "steps_per_s_with_eval": _summary([x["steps_per_s_with_eval"] for x in runs])}
                  for key, runs in rows.items()},
     }
     ratios = {}
     for game in args.games:
-        for label, _ in checkouts[1:]:
+        first = checkouts[0][0]
+        for label, _, _ in checkouts[1:]:
             for key in ("steps_per_s", "steps_per_s_with_eval"):
-                per_round = [a[key] / b[key] for a, b in zip(rows[f"{game}/new"], rows[f"{game}/{label}"])]
-                ratios[f"{game}: new / {label}, {key}"] = _summary(per_round)
+                per_round = [a[key] / b[key] for a, b in zip(rows[f"{game}/{first}"], rows[f"{game}/{label}"])]
+                ratios[f"{game}: {first} / {label}, {key}"] = _summary(per_round)
     result["ratios"] = ratios
     for name, summary in ratios.items():
         print(f"{name}: {summary['median']:.2f}x ({summary['min']:.2f}-{summary['max']:.2f})")
     if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(result, indent=1) + "\n")
+        from five_towers_env.atomic import write_json  # here: the measured processes import their own checkout
+        from five_towers_env.provenance import write_provenance
+
+        write_json(args.json, result, indent=1)
+        write_provenance(Path(args.json).parent)  # provenance.json beside it
     return 0
 
 

@@ -162,6 +162,9 @@ def main(argv: list[str] | None = None) -> dict:
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
+        from five_towers_env.provenance import write_provenance
+
+        write_provenance(Path(args.json).parent)  # provenance.json beside it: command, commit, machine
     return report
 
 

@@ -18,10 +18,13 @@ import difflib
 import os
 import sys
 import tempfile
+import time
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn, TextIO
+
+from five_towers_env import numerics
 
 # this module: the parser, its argument checks and main(); the subcommands are in cli_commands
 from five_towers_env.cli_commands import (
@@ -33,8 +36,10 @@ from five_towers_env.cli_commands import (
     cmd_train,
     cmd_zoo,
     folder_problem,
+    write_provenances,
 )
 from five_towers_env.core.game import DEFAULT_GAME, GAMES, Game, get_game
+from five_towers_env.provenance import command_line
 
 #: seats any game allows; each game's own range is checked once the game is known
 MIN_PLAYERS = min(g.min_players for g in GAMES.values())
@@ -232,6 +237,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default: the config's final_eval_games; 0 skips it)")
     p.add_argument("--workers", type=_workers, default=1,
                    help="processes for that evaluation (1: in this process; 0: every CPU; default 1)")
+    p.add_argument("--force", action="store_true",
+                   help="with --config: start over in a run folder that holds a run, deleting that run's files "
+                        "(checkpoints, logs, policy) first; without it, that is an error")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_train, parser=p)
 
@@ -242,6 +250,9 @@ def build_parser() -> argparse.ArgumentParser:
     source.add_argument("--resume", metavar="RUN", help="continue the run in folder RUN from its last generation")
     p.add_argument("--set", nargs="+", action="extend", default=[], metavar="KEY=VALUE", type=_override,
                    help="override config settings, e.g. generations=20 (on --resume: to run more generations)")
+    p.add_argument("--force", action="store_true",
+                   help="with --config: start over in a run folder that holds a run, deleting that run's files "
+                        "(checkpoint, networks, curve) first; without it, that is an error")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_expert, parser=p)
 
@@ -312,21 +323,68 @@ def _check_setup_args(parser: argparse.ArgumentParser, args: argparse.Namespace,
                      f"players, got {args.players}")
 
 
+def _numerics_mode(args: argparse.Namespace) -> str | None:
+    """The ``numerics`` setting of a ``train`` or ``expert`` run (its config with ``--set``), or ``None`` for
+    other commands and for a config the command itself will reject."""
+    if args.command not in ("train", "expert"):
+        return None
+    overrides = dict(args.set)
+    try:
+        if args.command == "expert":
+            from five_towers_env.training.expert_config import load_expert_config
+
+            source = Path(args.resume) / "config.yaml" if args.resume else Path(args.config)
+            return load_expert_config(source, overrides).numerics
+        from five_towers_env.training.checkpoints import resume_config
+        from five_towers_env.training.config import build_config, config_to_dict, load_config
+
+        if args.config:
+            return load_config(args.config, overrides).numerics
+        return build_config(config_to_dict(resume_config(args.resume)), overrides).numerics
+    except Exception:  # missing extras or a bad config: the command reports it in its own words
+        return None
+
+
+def _pin_numerics(args: argparse.Namespace, argv: Sequence[str] | None) -> int | None:
+    """Run a ``numerics: portable`` command again with its kernels pinned (:mod:`five_towers_env.numerics`)
+    and return its exit status; ``None`` when this process is to run the command itself."""
+    if _numerics_mode(args) != numerics.PORTABLE or numerics.active():
+        return None
+    problem = numerics.portable_problem()
+    if problem is None and os.environ.get(numerics.MARKER) == numerics.PORTABLE:
+        problem = "this process was started pinned, yet its settings differ (were they changed inside it?)"
+    if problem:
+        print(f"five-towers {args.command}: numerics: portable is not available here ({problem}); "
+              "running with this CPU's native kernels, so its figures may differ from other machines'",
+              file=sys.stderr)
+        return None
+    return numerics.run_pinned(argv)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``five-towers`` console script; returns the exit status (2 for a usage error)."""
+    started = time.time()
     parser = build_parser()
     args = parser.parse_args(argv)
     func: Callable[[argparse.Namespace], int] = args.func
+    # provenance.json beside the result files: the command as typed, from when it started (cli_commands.wrote)
+    args.provenance_command = command_line(None if argv is None else ["five-towers", *argv])
+    args.provenance_started = started
     try:
         with warnings.catch_warnings():  # restores the usual display when main() returns
             warnings.showwarning = _show_plain_warning
             _check_args(args.parser, args)
+            pinned = _pin_numerics(args, argv)
+            if pinned is not None:
+                return pinned
             return func(args)
     except BrokenPipeError:
         # the reader went away (`five-towers play ... | head`): stop quietly, as other command-line tools do
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 1
+    finally:
+        write_provenances(args)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,32 @@ def folder_problem(path: str | Path) -> str | None:
     return None
 
 
+# -- provenance.json --------------------------------------------------------------------------
+
+def wrote(args: argparse.Namespace, folder: str | Path, now: bool = False, keep_earlier: bool = False) -> None:
+    """Record that this command wrote result files into ``folder``: ``main()`` writes its
+    ``provenance.json`` (:mod:`five_towers_env.provenance`) when the command ends. ``now``: write it now
+    as well (a training run, which may be stopped midway); ``keep_earlier``: a resumed run, whose file
+    keeps the earlier invocations' command lines."""
+    args.provenance_dirs = {**getattr(args, "provenance_dirs", {}), Path(folder): keep_earlier}
+    if now:
+        write_provenances(args, [Path(folder)])
+
+
+def write_provenances(args: argparse.Namespace, folders: list[Path] | None = None) -> None:
+    """Write ``provenance.json`` into the folders this command wrote (:func:`wrote`), with the command
+    line and start time ``main()`` recorded; a folder that cannot take it is a warning, not a failure."""
+    from five_towers_env.provenance import write_provenance
+
+    dirs: dict[Path, bool] = getattr(args, "provenance_dirs", {})
+    for folder in dirs if folders is None else folders:
+        try:
+            write_provenance(folder, command=getattr(args, "provenance_command", None),
+                             started=getattr(args, "provenance_started", None), keep_earlier=dirs.get(folder, False))
+        except OSError as exc:
+            print(f"five-towers: warning: {Path(folder) / 'provenance.json'} not written: {exc}", file=sys.stderr)
+
+
 # -- play -------------------------------------------------------------------------------------
 
 def cmd_play(args: argparse.Namespace) -> int:
@@ -75,6 +101,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     """Check a recorded game and print it move by move, or write it as an HTML replay or an SVG."""
+    from five_towers_env.atomic import write_text
     from five_towers_env.core.gameui import get_ui
     from five_towers_env.play import MoveLog
     from five_towers_env.replay import RecordError, frame_state, read_record, replay, result_line, write_html
@@ -94,11 +121,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
         try:
             if args.html:
                 print(f"wrote {write_html(record, args.html)}")
+                wrote(args, Path(args.html).parent)
             if args.svg:
                 picture = ui.svg(frame_state(record, args.move), record.get("seats"))
-                Path(args.svg).parent.mkdir(parents=True, exist_ok=True)
-                Path(args.svg).write_text(picture, encoding="utf-8")
+                write_text(args.svg, picture)
                 print(f"wrote {args.svg}")
+                wrote(args, Path(args.svg).parent)
         except (RecordError, IndexError, OSError) as exc:
             return error(exc)
         return 0
@@ -123,12 +151,13 @@ def _match_settings(args: argparse.Namespace) -> dict[str, Any]:
             "progress": not args.no_progress, "paired": not args.unpaired, "game": args.game}
 
 
-def _report(result: EvaluationResult | TournamentResult, out: str | None, **save_options: Any) -> int:
-    """Print a result's table; save its files in ``out`` if given."""
+def _report(result: EvaluationResult | TournamentResult, args: argparse.Namespace, **save_options: Any) -> int:
+    """Print a result's table; save its files in ``args.out`` if given."""
     print(result.table())
-    if out:
-        paths = result.save(out, **save_options)
+    if args.out:
+        paths = result.save(args.out, **save_options)
         print("wrote " + ", ".join(str(p) for p in paths.values()))
+        wrote(args, args.out)
     return 0
 
 
@@ -136,14 +165,14 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     """Seat-rotated games between the agents; summary table, and CSV / JSON in --out."""
     from five_towers_env.evaluation.match import evaluate
 
-    return _report(evaluate(args.agents, num_games=args.games, field=args.field, **_match_settings(args)), args.out)
+    return _report(evaluate(args.agents, num_games=args.games, field=args.field, **_match_settings(args)), args)
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
     """Round robin; win-rate matrix, Elo / OpenSkill; CSV / JSON / Markdown / PNG in --out."""
     from five_towers_env.evaluation.tournament import round_robin
 
-    return _report(round_robin(args.agents, games=args.games, **_match_settings(args)), args.out,
+    return _report(round_robin(args.agents, games=args.games, **_match_settings(args)), args,
                    plot=not args.no_plot)
 
 
@@ -159,6 +188,7 @@ def cmd_zoo(args: argparse.Namespace) -> int:
         print(zoo_markdown(rows))
         if args.out:
             print(f"wrote {Path(args.out) / 'table.json'}, {Path(args.out) / 'table.md'}")
+            wrote(args, args.out)
     return 0
 
 
@@ -200,16 +230,25 @@ def cmd_train(args: argparse.Namespace) -> int:
     from five_towers_env.training.config import ConfigError, build_config, config_to_dict, load_config
 
     try:
-        from five_towers_env.training.checkpoints import newest_whole_checkpoint, resume_folder_problem, write_problem
+        from five_towers_env.training.checkpoints import (
+            existing_run_message,
+            newest_whole_checkpoint,
+            remove_run_files,
+            resume_folder_problem,
+            run_files,
+            write_problem,
+        )
         from five_towers_env.training.selfplay import (
             CheckpointError,
+            Trainer,
             TrainingInterrupted,
             final_evaluation,
             resume_config,
-            train,
         )
     except ImportError as exc:  # an rl package present but broken
         return _train_error(f"training needs the rl extra ({exc}); install it with\n  {RL_INSTALL}")
+    if args.force and args.resume:
+        return _train_error("--force starts a new run (--config) over an old one; a resumed run keeps its files")
     overrides = dict(args.set)
     try:
         if args.config:
@@ -225,9 +264,19 @@ def cmd_train(args: argparse.Namespace) -> int:
     problem = resume_folder_problem(args.resume, cfg.run_dir) if args.resume else None
     if problem:
         return _train_error(problem)
+    old = run_files(cfg.run_dir) if args.config else []
+    if old and not args.force:  # a new run never overwrites an old one unasked
+        newest = newest_whole_checkpoint(cfg.run_dir)
+        return _train_error(existing_run_message(
+            cfg.run_dir, old, f"five-towers train --resume {newest or cfg.run_dir / 'checkpoints' / 'step_N.zip'}"))
+    if old:
+        remove_run_files(cfg.run_dir)
+        print(f"--force: deleted the old run's files in {cfg.run_dir}")
     print(f"run folder: {cfg.run_dir}")
     try:
-        policy = train(cfg, resume=args.resume, progress=not args.no_progress)
+        trainer = Trainer(cfg, resume=args.resume, progress=not args.no_progress)  # checks, then writes
+        wrote(args, cfg.run_dir, now=True, keep_earlier=bool(args.resume))  # provenance.json: now and at the end
+        policy = trainer.run()
     except CheckpointError as exc:  # a whole checkpoint that does not fit the config; nothing written yet
         return _train_error(str(exc))
     except TrainingInterrupted as exc:
@@ -260,10 +309,14 @@ def cmd_expert(args: argparse.Namespace) -> int:
         return _train_error(f"expert iteration needs the rl extra, and {', '.join(missing)} "
                             f"{'is' if len(missing) == 1 else 'are'} not installed; install it with\n  {RL_INSTALL}",
                             "expert")
+    from five_towers_env.training.checkpoints import existing_run_message, remove_run_files, run_files
     from five_towers_env.training.config import ConfigError
-    from five_towers_env.training.expert import ExpertTrainer, plot_curve
+    from five_towers_env.training.expert import EXPERT_RUN_FILES, ExpertTrainer, plot_curve
     from five_towers_env.training.expert_config import load_expert_config
 
+    if args.force and args.resume:
+        return _train_error("--force starts a new run (--config) over an old one; a resumed run keeps its files",
+                            "expert")
     overrides = dict(args.set)
     try:
         source = Path(args.resume) / "config.yaml" if args.resume else Path(args.config)
@@ -271,17 +324,22 @@ def cmd_expert(args: argparse.Namespace) -> int:
         if args.resume and Path(args.resume).resolve() != cfg.run_dir.resolve():
             raise ConfigError(f"--resume {args.resume}: its config names the run folder {cfg.run_dir}; "
                               "out_dir / name cannot change on resume")
-        if not args.resume and (cfg.run_dir / "state.json").exists():
-            raise ConfigError(f"{cfg.run_dir} holds a run already: resume it with five-towers expert --resume "
-                              f"{cfg.run_dir}, or --set name=... for a new one")
     except (ConfigError, ValueError, OSError) as exc:
         return _train_error(str(exc), "expert")
     problem = folder_problem(cfg.run_dir)
     if problem:
         return _train_error(f"out_dir / name: the run folder {cfg.run_dir} cannot be made: {problem}", "expert")
+    old = [] if args.resume else run_files(cfg.run_dir, EXPERT_RUN_FILES)
+    if old and not args.force:  # a new run never overwrites an old one unasked
+        return _train_error(existing_run_message(cfg.run_dir, old, f"five-towers expert --resume {cfg.run_dir}"),
+                            "expert")
+    if old:
+        remove_run_files(cfg.run_dir, EXPERT_RUN_FILES)
+        print(f"--force: deleted the old run's files in {cfg.run_dir}")
     print(f"run folder: {cfg.run_dir}")
     try:
         trainer = ExpertTrainer(cfg, resume=bool(args.resume))
+        wrote(args, cfg.run_dir, now=True, keep_earlier=bool(args.resume))  # provenance.json: now and at the end
         run_dir = trainer.run(progress=not args.no_progress)
     except (FileNotFoundError, ValueError) as exc:
         return _train_error(str(exc), "expert")

@@ -31,6 +31,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from five_towers_env.atomic import write_text
 from five_towers_env.core.game import DEFAULT_GAME
 from five_towers_env.core.gameui import GameUI, get_ui
 from five_towers_env.play import GameWatcher, Move
@@ -124,10 +125,7 @@ def dumps_record(record: dict[str, Any]) -> str:
 
 def write_record(record: dict[str, Any], path: str | Path) -> Path:
     """Write ``record`` to ``path`` (folders made as needed); return the path."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(dumps_record(record), encoding="utf-8")
-    return path
+    return write_text(path, dumps_record(record))
 
 
 # -- reading and replaying ---------------------------------------------------------------------
@@ -338,10 +336,7 @@ def build_html(record: dict[str, Any], title: str | None = None) -> str:
 
 def write_html(record: dict[str, Any], path: str | Path, title: str | None = None) -> Path:
     """Write :func:`build_html` of ``record`` to ``path`` (folders made as needed); return the path."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(build_html(record, title), encoding="utf-8")
-    return path
+    return write_text(path, build_html(record, title))
 
 
 __all__ = ["GameRecorder", "RecordError", "RECORD_FORMAT", "RECORD_VERSION", "dumps_record", "write_record",

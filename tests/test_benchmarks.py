@@ -179,11 +179,11 @@ def test_twin_rows_in_one_process_replay_each_others_games():
 def test_speed_doc_tables_are_the_result_files(capsys):
     # docs/speed.md pastes speed_table.py's two tables and quotes interleaving.py's report; both from results/
     table = _load("speed_table")
-    data = json.loads((ROOT / "results" / "benchmark.json").read_text())
+    data = json.loads((ROOT / "results" / "benchmark" / "benchmark.json").read_text())
     doc = (ROOT / "docs" / "speed.md").read_text()
     assert table.speed_table(data) in doc and table.speed_table(data, headline=True) in doc
     _bench_module().report(data)  # ... and the stdout file is what bench.py printed for that file
     assert capsys.readouterr().out + "\nwrote results/benchmark.json\n" == (
-        ROOT / "results" / "benchmark_stdout.txt").read_text()
-    _load("interleaving").main(["--report", str(ROOT / "results" / "interleaving.json")])
-    assert capsys.readouterr().out == (ROOT / "results" / "interleaving_stdout.txt").read_text()
+        ROOT / "results" / "benchmark" / "stdout.txt").read_text()
+    _load("interleaving").main(["--report", str(ROOT / "results" / "interleaving" / "interleaving.json")])
+    assert capsys.readouterr().out == (ROOT / "results" / "interleaving" / "stdout.txt").read_text()

@@ -112,8 +112,9 @@ def test_readme_speed_table_is_the_benchmark_file():
     spec = importlib.util.spec_from_file_location("speed_table", ROOT / "benchmarks" / "speed_table.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    table = module.speed_table(json.loads((RESULTS / "benchmark.json").read_text()), headline=True)
-    assert table in README, "README speed table differs from results/benchmark.json (benchmarks/speed_table.py)"
+    table = module.speed_table(json.loads((RESULTS / "benchmark" / "benchmark.json").read_text()), headline=True)
+    assert table in README, \
+        "README speed table differs from results/benchmark/benchmark.json (benchmarks/speed_table.py)"
 
 
 def test_readme_quick_start_table_is_the_committed_run():

@@ -159,7 +159,7 @@ def test_smoke_training_saves_everything(smoke_run):
 
     ckpts = [path for _, path in run_checkpoints(run)]
     assert ckpts and all(c.with_suffix(".json").exists() for c in ckpts)
-    assert not list(run.rglob("*.partial"))  # every save renamed into place
+    assert not list(run.rglob("*.partial-*"))  # every save renamed into place
     log = (run / "eval_log.csv").read_text().splitlines()
     assert log[0].startswith("timesteps,wall_s,win_rate_vs_random") and len(log) >= 3
     assert (run / "learning_curve.png").stat().st_size > 1000

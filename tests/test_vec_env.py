@@ -94,9 +94,9 @@ def test_snapshot_opponents_decide_in_batches(tmp_path):
     calls = []
     original = PolicyAgent.act_batch
 
-    def counting(self, observations, masks):
+    def counting(self, observations, masks, **kwargs):
         calls.append(len(observations))
-        return original(self, observations, masks)
+        return original(self, observations, masks, **kwargs)
 
     PolicyAgent.act_batch = counting
     try:

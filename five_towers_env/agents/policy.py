@@ -22,12 +22,13 @@ another size or with an ``info`` naming another game.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from five_towers_env.atomic import atomic_open
 from five_towers_env.core.agent import SetupWarning
 from five_towers_env.core.game import GAMES, get_game, parse_setup_key
 
@@ -97,8 +98,9 @@ def export_policy(model: Any, path: str | Path, **meta: Any) -> Path:
     meta = dict(meta)
     if hasattr(policy.action_net, "numpy_params"):  # the typed actor: its layout is 5 Towers' observation
         meta["game"] = _policy_game(meta, *game_sizes(TYPED_GAME), "ppo: the typed network (5 Towers only)")
-        np.savez_compressed(path, format=FORMAT, architecture="typed", activation="relu", layers=0,
-                            meta=repr(meta), **policy.action_net.numpy_params())
+        with atomic_open(path, "wb") as f:  # a file object: written as named, no .npz added
+            np.savez_compressed(f, format=FORMAT, architecture="typed", activation="relu", layers=0,
+                                meta=repr(meta), **policy.action_net.numpy_params())
         return path
     layers = [m for m in policy.mlp_extractor.policy_net if isinstance(m, nn.Linear)]
     acts = {type(m).__name__.lower() for m in policy.mlp_extractor.policy_net if not isinstance(m, nn.Linear)}
@@ -110,8 +112,9 @@ def export_policy(model: Any, path: str | Path, **meta: Any) -> Path:
         arrays[f"b{i}"] = layer.bias.detach().cpu().numpy().astype(np.float32)
     meta["game"] = _policy_game(meta, arrays["w0"].shape[1], arrays[f"w{len(layers)}"].shape[0],
                                 "the model's input/output sizes do not match the game's observation/actions")
-    np.savez_compressed(path, format=FORMAT, architecture="mlp", activation=acts.pop(), layers=len(layers) + 1,
-                        meta=repr(meta), **arrays)
+    with atomic_open(path, "wb") as f:
+        np.savez_compressed(f, format=FORMAT, architecture="mlp", activation=acts.pop(), layers=len(layers) + 1,
+                            meta=repr(meta), **arrays)
     return path
 
 
@@ -336,22 +339,24 @@ class PolicyAgent:
         return False
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
-        """Unmasked action logits for one flat observation (or a batch of them)."""
+        """Unmasked action logits for one flat observation, or a batch of them row by row.
+
+        A batch's rows are computed one at a time, exactly as a lone observation is: a BLAS matrix
+        product rounds each row differently with the batch's size and the row's place in it, so the
+        batched logits would depend on which games share a process (and so on the worker count)."""
         x = np.asarray(observation, dtype=np.float32)
+        if x.ndim > 1:
+            return np.stack([self.logits(row) for row in x.reshape(-1, x.shape[-1])]).reshape(
+                x.shape[:-1] + (self.num_actions,))
         if self._typed is not None:
             return self._typed(x)
-        if x.ndim == 1:
-            # einsum instead of BLAS: a multi-threaded BLAS matrix-vector product can take
-            # milliseconds on a busy machine (threads waiting for each other), einsum never does
-            nz = np.flatnonzero(x)
-            h = np.einsum("i,ij->j", x[nz], self._w0t[nz]) + self.layers[0][1]
-            for w, b in self.layers[1:]:
-                h = np.einsum("ij,j->i", w, self._act(h)) + b
-            return h
-        for w, b in self.layers[:-1]:
-            x = self._act(x @ w.T + b)
-        w, b = self.layers[-1]
-        return x @ w.T + b
+        # einsum instead of BLAS: a multi-threaded BLAS matrix-vector product can take
+        # milliseconds on a busy machine (threads waiting for each other), einsum never does
+        nz = np.flatnonzero(x)
+        h = np.einsum("i,ij->j", x[nz], self._w0t[nz]) + self.layers[0][1]
+        for w, b in self.layers[1:]:
+            h = np.einsum("ij,j->i", w, self._act(h)) + b
+        return h
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
         """The policy's choice among the legal actions of ``observation["action_mask"]``.
@@ -378,14 +383,16 @@ class PolicyAgent:
         p = np.exp(logits - logits.max())
         return int(self.rng.choice(self.num_actions, p=p / p.sum()))
 
-    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray,
+                  rngs: Sequence[np.random.Generator] | None = None) -> np.ndarray:
         """The policy's choices for a batch of flat observations ``(k, obs_size)`` with their legal-action
-        masks ``(k, num_actions)``: what :meth:`act` would choose for each, with one network pass
-        (sampled rows draw from :attr:`rng` in row order)."""
+        masks ``(k, num_actions)``: what :meth:`act` would choose for each. Sampled rows draw from
+        ``rngs[i]`` (each game's own generator), or from :attr:`rng` in row order."""
         logits = np.where(np.asarray(masks, dtype=bool), self.logits(np.asarray(observations, dtype=np.float32)),
                           -np.inf)
         if self.deterministic:
             return np.argmax(logits, axis=1)
         p = np.exp(logits - logits.max(axis=1, keepdims=True))
         p /= p.sum(axis=1, keepdims=True)
-        return np.array([self.rng.choice(self.num_actions, p=row) for row in p], dtype=np.int64)
+        draws = rngs if rngs is not None else [self.rng] * len(p)
+        return np.array([rng.choice(self.num_actions, p=row) for rng, row in zip(draws, p)], dtype=np.int64)

@@ -1,14 +1,16 @@
-"""Writing evaluation results: aligned terminal tables, CSV, JSON and Markdown."""
+"""Writing evaluation results: aligned terminal tables, CSV, JSON and Markdown (each file written
+whole or not at all, by :mod:`five_towers_env.atomic`)."""
 from __future__ import annotations
 
 import csv
 import gzip
 import io
-import json
 import math
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
+
+from five_towers_env import atomic
 
 
 def fmt_ci(lo: float | None, hi: float | None, digits: int = 3) -> str:
@@ -54,10 +56,7 @@ def jsonable(obj: Any) -> Any:
 
 def write_json(path: str | Path, obj: Any) -> Path:
     """Write ``obj`` as indented JSON (NaN written as null); create parent folders."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(jsonable(obj), indent=2) + "\n")
-    return path
+    return atomic.write_json(path, jsonable(obj), indent=2)
 
 
 def write_csv(path: str | Path, rows: Sequence[dict[str, Any]], fieldnames: Sequence[str] | None = None) -> Path:
@@ -67,7 +66,6 @@ def write_csv(path: str | Path, rows: Sequence[dict[str, Any]], fieldnames: Sequ
     always give the same bytes (committed result files do not change on a rerun).
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     if fieldnames is None:
         fieldnames = list(rows[0].keys()) if rows else []
 
@@ -84,13 +82,10 @@ def write_csv(path: str | Path, rows: Sequence[dict[str, Any]], fieldnames: Sequ
     for r in rows:
         writer.writerow({k: cell(v) for k, v in r.items()})
     data = buffer.getvalue().encode()
-    path.write_bytes(gzip.compress(data, mtime=0) if path.suffix == ".gz" else data)
-    return path
+    # compressed in memory, then published whole: a cut-off .gz is never left under its name
+    return atomic.write_bytes(path, gzip.compress(data, mtime=0) if path.suffix == ".gz" else data)
 
 
 def write_text(path: str | Path, text: str) -> Path:
     """Write text (with a final newline); create parent folders."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text.rstrip("\n") + "\n")
-    return path
+    return atomic.write_text(path, text.rstrip("\n") + "\n")

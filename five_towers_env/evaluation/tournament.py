@@ -38,6 +38,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from five_towers_env.atomic import save_figure
 from five_towers_env.core.game import DEFAULT_GAME, get_game
 from five_towers_env.evaluation.report import fmt_ci, markdown_table, text_table, write_csv, write_json, write_text
 from five_towers_env.evaluation.runner import make_jobs, resolve_workers, run_jobs
@@ -308,10 +309,7 @@ def plot_matrix(result: TournamentResult, path: str | Path) -> Path | None:
                  f"{cfg['games_per_group']} games/group)", fontsize=10)
     fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
     fig.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    return path
+    return save_figure(fig, path, dpi=120)
 
 
 def round_robin(agent_specs: Sequence[Any], games: int = 100, num_players: int = 2, variant: str | None = None,

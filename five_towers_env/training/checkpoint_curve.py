@@ -10,8 +10,8 @@ default), so its points move by about ±0.1 from noise alone. This evaluates eve
 ``<run>/checkpoints/`` with the protocol of the final evaluation table (the same seeded paired
 games, seats rotated; win rate with a shared win counting 1/k, strict win rate, 95% intervals
 clustered by deal) and writes ``checkpoint_curve.csv`` and ``checkpoint_curve.png`` into the run
-folder (or ``--out``). Each row has the wall time of its checkpoint (``wall_s``: seconds from the start of
-the run, the imitation warm start included, as its ``eval_log.csv`` counts them).
+folder (or ``--out``, with ``provenance.json``). Each row has the wall time of its checkpoint (``wall_s``:
+seconds from the start of the run, the imitation warm start included, as its ``eval_log.csv`` counts them).
 
 ``--until RATE`` measures the time to strength: checkpoints are evaluated in training order and the
 scan stops at the first one whose win rate is at least ``RATE`` with a strict win rate above one half
@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from five_towers_env.agents.policy import export_policy
+from five_towers_env.atomic import atomic_open, write_bytes
 from five_towers_env.training.checkpoints import checkpoint_state
 from five_towers_env.training.selfplay import evaluation_table, plot_learning_curve, resume_config
 
@@ -90,9 +91,9 @@ def checkpoint_curve(run_dir: str | Path, opponents: list[str], games: int = 100
                                      workers=workers, progress=progress, game=cfg.game)
             rows.append(_curve_row(timesteps, table, logged[-1].get("wall_s")))
             if until is not None and _reached(rows[-1], opponents, until):
-                (out_dir / GOAL_POLICY).write_bytes(npz.read_bytes())
+                write_bytes(out_dir / GOAL_POLICY, npz.read_bytes())
                 break
-    with open(out_dir / CURVE_CSV, "w", newline="") as f:
+    with atomic_open(out_dir / CURVE_CSV, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
@@ -132,6 +133,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(curve_markdown(rows, args.opponents))
     out = Path(args.out or args.run)
     print(f"wrote {out / CURVE_CSV} and the PNG beside it")
+    if args.out:  # its own folder; a run folder's provenance.json stays the training run's
+        from five_towers_env.provenance import write_provenance
+
+        write_provenance(args.out)
     if args.until is not None:
         last = rows[-1]
         if not _reached(last, args.opponents, args.until):

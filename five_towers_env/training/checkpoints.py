@@ -3,9 +3,10 @@ only when whole.
 
 A checkpoint is ``<run>/checkpoints/step_N.zip`` (Stable-Baselines3's save: weights, optimiser,
 timestep count) with ``step_N.json`` beside it (config, seed, pool, evaluation log). Both are
-written under temporary names (``step_N.zip.partial``, ``step_N.json.partial``) and renamed into
-place, the ``.json`` first, so a run killed while saving leaves its previous checkpoints whole and
-at worst a ``.partial`` file (or, between the two renames, a ``.json`` without its ``.zip``).
+written by :func:`five_towers_env.atomic.atomic_paths` under temporary names
+(``.step_N.partial-<pid>.zip``, ``.step_N.partial-<pid>.json``) and renamed into place, the
+``.json`` first, so a run killed while saving leaves its previous checkpoints whole and at worst a
+``.partial-`` file (or, between the two renames, a ``.json`` without its ``.zip``).
 
 A resumed run writes into the run folder that holds its checkpoint (the checkpoint's grandparent),
 whatever folder the checkpoint's config recorded: a copied or moved run continues in the copy.
@@ -20,9 +21,9 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+from five_towers_env.atomic import atomic_paths
 from five_towers_env.training.config import TrainConfig, config_from_dict
 
-PARTIAL = ".partial"  # suffix of a file being written; never matches the step_*.zip of a reader
 SB3_DATA = "data"  # the member SB3's load() needs first ("No data found in the saved file")
 _ZIP_MAGIC = b"PK\x03\x04"  # how every zip file, and every SB3 save, begins
 
@@ -36,46 +37,12 @@ class CheckpointError(ValueError):
 def save_checkpoint(model: Any, state: dict[str, Any], path: Path) -> Path:
     """Save ``model`` as ``path`` (``step_N.zip``) and ``state`` as its ``.json`` companion, each
     written to a temporary name and renamed, so neither name ever holds a partial file."""
-    companion = path.with_suffix(".json")
-    temps = [_partial(path), _partial(companion)]
-    try:
-        with open(temps[0], "wb") as f:
-            model.save(f)  # a file object: SB3 writes into it and leaves it open for the fsync
-            _sync(f)
-        with open(temps[1], "w") as f:
-            f.write(json.dumps(state, indent=1))
-            _sync(f)
-        # the .json first: a reader looks for step_*.zip, and a zip in place must have its json
-        os.replace(temps[1], companion)
-        os.replace(temps[0], path)
-        _sync_folder(path.parent)
-    finally:
-        for temp in temps:  # left only by an error (or Ctrl-C) mid-save
-            temp.unlink(missing_ok=True)
+    # the .json first: a reader looks for step_*.zip, and a zip in place must have its json
+    with atomic_paths(path.with_suffix(".json"), path) as (temp_json, temp_zip):
+        with open(temp_zip, "wb") as f:
+            model.save(f)  # a file object: SB3 adds no suffix to it
+        temp_json.write_text(json.dumps(state, indent=1))
     return path
-
-
-def _partial(path: Path) -> Path:
-    return path.with_name(path.name + PARTIAL)
-
-
-def _sync(f: Any) -> None:
-    # the data on disk before the rename makes it visible: a crash cannot leave a renamed empty file
-    f.flush()
-    os.fsync(f.fileno())
-
-
-def _sync_folder(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:  # a platform that cannot open folders (Windows): the renames still happened
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 # -- reading and checking -------------------------------------------------------------------------
@@ -255,3 +222,39 @@ def write_problem(folder: Path) -> str | None:
     except OSError as exc:
         return f"{existing} cannot be written: {exc.strerror or exc}"
     return None
+
+
+# -- a new run over an old one ---------------------------------------------------------------------
+
+#: what a training run writes into its run folder (checkpoint_curve.py's files included): a folder
+#: holding any of them holds a run, and ``five-towers train --force`` removes these and only these
+RUN_FILES = ("config.yaml", "checkpoints", "snapshots", "tb", "eval_log.csv", "policy.npz", "learning_curve.png",
+             "final_eval.md", "final_eval.json", "checkpoint_curve.csv", "checkpoint_curve.png", "policy_at_goal.npz",
+             "provenance.json")
+
+
+def run_files(folder: Path, names: tuple[str, ...] = RUN_FILES) -> list[Path]:
+    """The files of a run in ``folder``: those of ``names`` there (a folder only when not empty)."""
+    found = [folder / name for name in names]
+    return [p for p in found if p.is_file() or (p.is_dir() and any(p.iterdir()))]
+
+
+def remove_run_files(folder: Path, names: tuple[str, ...] = RUN_FILES) -> None:
+    """Remove the files ``names`` of the run in ``folder`` (folders with what they hold) and the
+    temporaries a killed run left (``.partial-``); other files in ``folder`` stay."""
+    import shutil
+
+    from five_towers_env.atomic import PARTIAL
+
+    for path in [folder / name for name in names] + sorted(folder.glob(f".*{PARTIAL}*")):
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        elif path.exists() or path.is_symlink():
+            path.unlink()
+
+
+def existing_run_message(folder: Path, found: list[Path], resume: str) -> str:
+    """The one-line error for a new run into ``folder``, which holds the run files ``found``."""
+    names = ", ".join(p.name + ("/" if p.is_dir() else "") for p in found[:4]) + (", ..." if len(found) > 4 else "")
+    return (f"the run folder {folder} holds a run already ({names}): continue it with {resume}, start a new one "
+            "beside it with --set name=NAME, or start over with --force (deletes that run's files first)")

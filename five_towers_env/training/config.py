@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, get_type_hints
 
 from five_towers_env.core.game import DEFAULT_GAME, GAMES, get_game
+from five_towers_env.numerics import MODES as NUMERICS_MODES
 from five_towers_env.training.setups import ConfigError, init_policy_path, parse_setup, setup_key
 
 #: registry agents that are not opponents to train against or teachers: a person, the trained networks, and
@@ -169,6 +170,10 @@ class TrainConfig:
     rollout_threads: int = 1
     """Torch threads while the policy picks the learner's moves during rollouts: one batch of ``n_envs``
     observations at a time gains nothing from more, and the environment workers need the cores."""
+    numerics: str = "portable"
+    """Floating-point kernels: ``portable`` pins torch's, MKL's, OpenBLAS's and numpy's to the AVX2 level, so the
+    run's numbers are the same on every x86-64 CPU with AVX2 (``five_towers_env/numerics.py``); ``native`` lets
+    each library pick the fastest for this CPU."""
     ppo: PPOSettings = field(default_factory=PPOSettings)
     """PPO hyper-parameters."""
     pool: PoolSettings = field(default_factory=PoolSettings)
@@ -334,6 +339,7 @@ def validate(cfg: TrainConfig) -> TrainConfig:
              "ppo.clip_range and ppo.max_grad_norm must be > 0, ppo.ent_coef and ppo.vf_coef >= 0")
     _require(bool(p.net_arch) and all(h >= 1 for h in p.net_arch),
              f"ppo.net_arch: positive layer sizes, got {p.net_arch}")
+    _require(cfg.numerics in NUMERICS_MODES, f"numerics: portable or native, got {cfg.numerics!r}")
     _require(p.activation in ("tanh", "relu"), f"ppo.activation: tanh or relu, got {p.activation!r}")
     _require(p.architecture in ARCHITECTURES, f"ppo.architecture: mlp or typed, got {p.architecture!r}")
     _require(game.name in ARCHITECTURES[p.architecture],
@@ -486,4 +492,6 @@ def save_config(cfg: TrainConfig, path: str | Path) -> None:
     """Write ``cfg`` as YAML that :func:`load_config` reads back to an equal config."""
     import yaml
 
-    Path(path).write_text(yaml.safe_dump(config_to_dict(cfg), sort_keys=False))
+    from five_towers_env.atomic import write_text
+
+    write_text(path, yaml.safe_dump(config_to_dict(cfg), sort_keys=False))

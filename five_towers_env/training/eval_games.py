@@ -66,6 +66,8 @@ def plot_learning_curve(eval_log: str | Path, png: str | Path, title: str | None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from five_towers_env.atomic import save_figure
+
     with open(eval_log, newline="") as f:
         rows = list(csv.DictReader(f))
     steps = [int(r["timesteps"]) for r in rows]
@@ -81,7 +83,7 @@ def plot_learning_curve(eval_log: str | Path, png: str | Path, title: str | None
     ax.legend(title="against")
     ax.set_title(title or f"{Path(eval_log).parent.name}: win rate during training")
     fig.tight_layout()
-    fig.savefig(png, dpi=110)
+    save_figure(fig, png, dpi=110)
     plt.close(fig)
     return Path(png)
 

@@ -31,12 +31,17 @@ from typing import Any
 import numpy as np
 import torch
 
+from five_towers_env.atomic import atomic_open, atomic_paths, save_figure
 from five_towers_env.core.blas import one_blas_thread
 from five_towers_env.core.game import get_game
 from five_towers_env.training.expert_config import ExpertConfig, load_expert_config, save_expert_config
 from five_towers_env.training.expert_data import Positions, ReplayBuffer, network_games, selfplay_games
 from five_towers_env.training.pv_model import PolicyValueModel, policy_value_loss
 
+#: what a run writes into its run folder: a folder holding any of them holds a run, and
+#: ``five-towers expert --force`` removes these and only these
+EXPERT_RUN_FILES = ("config.yaml", "state.json", "checkpoint.pt", "buffer.npz", "network.npz", "networks", "curve.csv",
+                    "curve.png", "tb", "provenance.json")
 CURVE_FIELDS = ("generation", "games", "positions", "wall_s", "policy_loss", "value_loss",
                 "net_vs_heuristic", "net_vs_heuristic_strict", "guided_vs_heuristic", "guided_vs_heuristic_strict",
                 "net_vs_mcts", "net_vs_mcts_strict", "guided_vs_mcts", "guided_vs_mcts_strict")
@@ -99,6 +104,7 @@ class ExpertTrainer:
         torch.set_num_threads(cfg.torch_threads)
         from torch.utils.tensorboard import SummaryWriter
 
+        # exempt from the atomic writer: TensorBoard appends to its event files as the run goes
         writer = SummaryWriter(str(self.dir / "tb"))
         total = cfg.generations * cfg.games_per_generation
         bar = tqdm(total=total, initial=min(total, self.generation * cfg.games_per_generation), unit="game",
@@ -205,13 +211,18 @@ class ExpertTrainer:
         return out
 
     def _log(self, row: dict[str, Any], writer: Any) -> None:
+        # rewritten whole, never appended to: a kill leaves the previous curve; the rows of
+        # generations a resumed run plays again (logged, then killed before the save) are dropped
         path = self.dir / "curve.csv"
-        new = not path.exists()
-        with path.open("a", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=CURVE_FIELDS)
-            if new:
-                w.writeheader()
-            w.writerow({k: row.get(k, "") for k in CURVE_FIELDS})
+        rows: list[dict[str, Any]] = []
+        if path.exists():
+            with path.open(newline="") as f:
+                rows = [r for r in csv.DictReader(f) if int(r["generation"]) < int(row["generation"])]
+        rows.append({k: row.get(k, "") for k in CURVE_FIELDS})
+        with atomic_open(path, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=CURVE_FIELDS, extrasaction="ignore")
+            w.writeheader()
+            w.writerows(rows)
         for k, v in row.items():
             if k != "generation" and isinstance(v, (int, float)):
                 writer.add_scalar(f"expert/{k}", v, self.generation)
@@ -220,16 +231,15 @@ class ExpertTrainer:
     # -- checkpoints -----------------------------------------------------------------------------
 
     def _save(self) -> None:
-        """Write the checkpoint (model, optimiser, buffer, counters); each file replaced atomically."""
-        tmp = self.dir / "checkpoint.pt.tmp"
-        torch.save({"model": self.model.state_dict(), "optimizer": self.optimizer.state_dict()}, tmp)
-        tmp.replace(self.dir / "checkpoint.pt")
-        self.buffer.save(self.dir / "buffer.npz")
+        """Write the checkpoint (model, optimiser, buffer, counters): each file whole, all three written
+        under temporary names first and then renamed together, ``state.json`` last."""
         state = {"generation": self.generation, "games": self.games, "wall_s": self.wall_s,
                  "rng": self.rng.bit_generator.state, "losses": self.losses}
-        tmp_json = self.dir / "state.json.tmp"
-        tmp_json.write_text(json.dumps(state))
-        tmp_json.replace(self.dir / "state.json")
+        names = [self.dir / "checkpoint.pt", self.dir / "buffer.npz", self.dir / "state.json"]
+        with atomic_paths(*names) as (checkpoint, buffer, state_json):
+            torch.save({"model": self.model.state_dict(), "optimizer": self.optimizer.state_dict()}, checkpoint)
+            self.buffer.save(buffer)
+            state_json.write_text(json.dumps(state))
 
     def _load(self) -> None:
         if not (self.dir / "state.json").exists():
@@ -269,7 +279,7 @@ def plot_curve(run_dir: str | Path, out: str | Path | None = None) -> Path:
     ax.set_title(f"expert iteration: {run_dir.name}")
     out = Path(out) if out is not None else run_dir / "curve.png"
     fig.tight_layout()
-    fig.savefig(out, dpi=100)
+    save_figure(fig, out, dpi=100)
     plt.close(fig)
     return out
 
@@ -289,4 +299,4 @@ def train_expert(config: str | Path | None = None, overrides: dict[str, Any] | N
     return run_dir
 
 
-__all__ = ["ExpertTrainer", "train_expert", "plot_curve", "CURVE_FIELDS"]
+__all__ = ["ExpertTrainer", "train_expert", "plot_curve", "CURVE_FIELDS", "EXPERT_RUN_FILES"]

@@ -12,7 +12,9 @@ from typing import Any
 
 import yaml
 
+from five_towers_env.atomic import write_text
 from five_towers_env.core.game import get_game
+from five_towers_env.numerics import MODES as NUMERICS_MODES
 from five_towers_env.training.config import ConfigError, read_config_file
 
 
@@ -78,6 +80,9 @@ class ExpertConfig:
     """Processes playing the games (self-play and evaluations)."""
     torch_threads: int = 2
     """Torch threads for the updates."""
+    numerics: str = "portable"
+    """Floating-point kernels: `portable` (the same numbers on every x86-64 CPU with AVX2) or `native`
+    (each library's fastest for this CPU); see `five_towers_env/numerics.py`."""
     eval_every: int = 1
     """Generations between the evaluations of the learning curve (the last generation is always evaluated)."""
     eval_games: int = 100
@@ -99,6 +104,8 @@ class ExpertConfig:
             spec.check(self.num_players, self.variant)
         except ValueError as e:
             raise ConfigError(f"num_players/variant: {e}") from None
+        if self.numerics not in NUMERICS_MODES:
+            raise ConfigError(f"numerics: portable or native, got {self.numerics!r}")
         if self.architecture not in ("typed", "mlp"):
             raise ConfigError(f"architecture: 'typed' or 'mlp', got {self.architecture!r}")
         if self.architecture == "typed" and spec.name != "five_towers":
@@ -166,7 +173,7 @@ def save_expert_config(cfg: ExpertConfig, path: str | Path) -> None:
     """Write ``cfg`` as YAML (the run's own copy, read again on resume)."""
     data = dataclasses.asdict(cfg)
     data["hidden"] = list(cfg.hidden)
-    Path(path).write_text(yaml.safe_dump({"method": "expert_iteration", **data}, sort_keys=False))
+    write_text(path, yaml.safe_dump({"method": "expert_iteration", **data}, sort_keys=False))
 
 
 def expert_settings_table() -> str:

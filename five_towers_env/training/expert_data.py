@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from five_towers_env.agents.guided import GuidedSearchAgent, NetworkAgent
+from five_towers_env.atomic import atomic_open
 from five_towers_env.core.guided_search import win_shares
 from five_towers_env.play import play_game
 
@@ -163,13 +164,11 @@ class ReplayBuffer:
 
     def save(self, path: str | Path) -> None:
         """Write the buffer (uncompressed ``.npz``; atomically)."""
-        path = Path(path)
-        tmp = path.with_name(path.name + ".tmp.npz")
-        if self.data is None:
-            np.savez(tmp, empty=np.zeros(0))
-        else:
-            np.savez(tmp, **{f: getattr(self.data, f) for f in Positions.FIELDS})
-        tmp.replace(path)
+        with atomic_open(path, "wb") as out:  # a file object: written as named, no .npz added
+            if self.data is None:
+                np.savez(out, empty=np.zeros(0))
+            else:
+                np.savez(out, **{f: getattr(self.data, f) for f in Positions.FIELDS})
 
     def load(self, path: str | Path) -> None:
         """Read a buffer written by :meth:`save`."""

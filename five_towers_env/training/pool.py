@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from five_towers_env.agents.policy import PolicyAgent
+from five_towers_env.atomic import write_text
 from five_towers_env.core.game import DEFAULT_GAME, get_game
 from five_towers_env.training.config import PoolSettings
 
@@ -101,7 +102,7 @@ class OpponentPool:
 
     def save(self, path: str | Path) -> None:
         """Write the pool's snapshot list (JSON)."""
-        Path(path).write_text(json.dumps({"snapshots": self.snapshots}, indent=1))
+        write_text(path, json.dumps({"snapshots": self.snapshots}, indent=1))
 
     def load(self, path: str | Path) -> None:
         """Read a snapshot list written by :meth:`save`."""

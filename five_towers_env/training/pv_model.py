@@ -20,6 +20,7 @@ import torch
 import torch.nn as nn
 
 from five_towers_env.agents.policy import FORMAT, _load_arrays
+from five_towers_env.atomic import atomic_open
 from five_towers_env.games.five_towers.typed_layout import TYPED_LAYERS
 
 VALUE_HIDDEN = 128
@@ -107,9 +108,8 @@ class PolicyValueModel(nn.Module):
         layers = 0 if self.architecture == "typed" else sum(k.startswith("w") for k in arrays)
         entries: dict[str, Any] = {"format": FORMAT, "architecture": self.architecture, "activation": "relu",
                                    "layers": layers, "meta": repr(dict(meta, value_head=True)), **arrays}
-        tmp = path.with_name(path.name + ".tmp.npz")
-        np.savez_compressed(tmp, **entries)
-        tmp.replace(path)
+        with atomic_open(path, "wb") as f:
+            np.savez_compressed(f, **entries)
         return path
 
 

@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from five_towers_env.agents.policy import PolicyAgent, export_policy
+from five_towers_env.atomic import atomic_open
 from five_towers_env.training.checkpoints import (
     CheckpointError,
     checkpoint_state,
@@ -217,6 +218,8 @@ class Trainer:
         for sub in ("checkpoints", "snapshots"):
             (self.run_dir / sub).mkdir(parents=True, exist_ok=True)
         save_config(cfg, self.run_dir / "config.yaml")
+        # exempt from the atomic writer: tb/ holds TensorBoard's event files and SB3's progress.csv,
+        # which their writers append to as the run goes (see five_towers_env/atomic.py)
         self.model.set_logger(configure(str(self.run_dir / "tb"), ["tensorboard", "csv"]))
         if not resume and cfg.imitation.games:
             self.imitate()
@@ -385,7 +388,8 @@ class Trainer:
         if not self.eval_rows:
             return
         keys = list(dict.fromkeys(k for row in self.eval_rows for k in row))
-        with open(self.run_dir / "eval_log.csv", "w", newline="") as f:
+        # rewritten whole at each evaluation, never appended to: a kill leaves the previous log
+        with atomic_open(self.run_dir / "eval_log.csv", "w", newline="") as f:
             writer = csv.DictWriter(f, fieldnames=keys)
             writer.writeheader()
             writer.writerows(self.eval_rows)

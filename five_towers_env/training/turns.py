@@ -44,7 +44,8 @@ def drive_turns(envs: Sequence[SingleAgentGymEnv], turns: Mapping[int, Turns]) -
             agent = waiting[members[0]][0]
             views = [envs[i].opponent_observation(waiting[i][1]) for i in members]
             actions = agent.act_batch(np.stack([v["observation"] for v in views]),
-                                      np.stack([v["action_mask"] for v in views]))
+                                      np.stack([v["action_mask"] for v in views]),
+                                      rngs=[envs[i].opponent_rng(waiting[i][1]) for i in members])
             decided += [(i, int(a)) for i, a in zip(members, actions)]
         for i, action in sorted(decided):
             advance(i, action)

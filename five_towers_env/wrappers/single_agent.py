@@ -222,6 +222,8 @@ class SingleAgentGymEnv(gymnasium.Env):
         assert specs is not None  # __init__ sets the opponents or their sampler
         seeds = rng.integers(2**63, size=n).tolist()
         self.opponents = [self._build(spec, s) for spec, s in zip(specs, seeds)]
+        # each opponent's own draws for this game, also when one agent object plays in several games at once
+        self._opponent_rngs = [np.random.default_rng(s) for s in seeds[:len(self.opponents)]]
         self._aec.reset(seed=seeds[-1], options=options)  # rejects a position of another setup
         self._done = False
         yield from self._opponent_turns()
@@ -289,6 +291,11 @@ class SingleAgentGymEnv(gymnasium.Env):
     def opponent_observation(self, seat: int) -> dict[str, np.ndarray]:
         """The observation alone of the opponent in ``seat`` (a policy network needs no more)."""
         return self._aec.observe(self._aec.possible_agents[seat])
+
+    def opponent_rng(self, seat: int) -> np.random.Generator:
+        """The generator of this game's opponent in ``seat``, seeded at reset as that agent is: a batch of
+        games sharing one stochastic agent draws each game's moves from that game's own generator."""
+        return self._opponent_rngs[(seat - self.learner_seat) % self.num_players - 1]
 
     @property
     def _agent_name(self) -> str:

@@ -218,9 +218,10 @@ def render_svg(state: GameState, labels: Sequence[str] | None = None) -> str:
 
 
 def save_svg(state: GameState, path: str, labels: Sequence[str] | None = None) -> None:
-    """Write :func:`render_svg` of ``state`` to ``path``."""
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(render_svg(state, labels))
+    """Write :func:`render_svg` of ``state`` to ``path`` (whole or not at all)."""
+    from five_towers_env.atomic import write_text
+
+    write_text(path, render_svg(state, labels))
 
 
 __all__ = ["render_svg", "save_svg", "svg_size", "TYPE_FILLS"]
