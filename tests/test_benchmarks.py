@@ -183,7 +183,7 @@ def test_speed_doc_tables_are_the_result_files(capsys):
     doc = (ROOT / "docs" / "speed.md").read_text()
     assert table.speed_table(data) in doc and table.speed_table(data, headline=True) in doc
     _bench_module().report(data)  # ... and the stdout file is what bench.py printed for that file
-    assert capsys.readouterr().out + "\nwrote results/benchmark.json\n" == (
+    assert capsys.readouterr().out + "\nwrote results/benchmark/benchmark.json\n" == (
         ROOT / "results" / "benchmark" / "stdout.txt").read_text()
     _load("interleaving").main(["--report", str(ROOT / "results" / "interleaving" / "interleaving.json")])
     assert capsys.readouterr().out == (ROOT / "results" / "interleaving" / "stdout.txt").read_text()

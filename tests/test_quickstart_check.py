@@ -30,14 +30,14 @@ def test_the_readme_command_is_the_main_job():
 
 def test_the_committed_run_printed_the_readme_table(capsys):
     check = _check()
-    assert check.main(["--output", str(COMMITTED / "train_stdout.txt")]) == 0
-    printed = check.printed_table((COMMITTED / "train_stdout.txt").read_text())
+    assert check.main(["--output", str(COMMITTED / "stdout.txt")]) == 0
+    printed = check.printed_table((COMMITTED / "stdout.txt").read_text())
     assert printed.count("\n") == 4 and printed in (COMMITTED / "final_eval.md").read_text()
 
 
 def test_one_changed_figure_fails_the_check(tmp_path, capsys):
     check = _check()
-    stdout = (COMMITTED / "train_stdout.txt").read_text()
+    stdout = (COMMITTED / "stdout.txt").read_text()
     table = check.printed_table(stdout)
     last = table.splitlines()[-1]
     changed = last[:-1] + ("0" if last[-1] != "0" else "1")
