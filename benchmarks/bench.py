@@ -138,9 +138,9 @@ class ConstantObservation:
 
 def observation_stubbed(num_players: int, variant: str):
     """The 5 Towers ``raw_env`` with its observation encoder replaced by ``ConstantObservation``."""
-    import five_towers_env
+    from five_towers_env.games.five_towers import raw_env
     from five_towers_env.games.five_towers.observation import OBS_SIZE
-    env = five_towers_env.raw_env(num_players=num_players, variant=variant)
+    env = raw_env(num_players=num_players, variant=variant)
     env._seat_cache = ConstantObservation(OBS_SIZE)  # raw_env passes its encoder to observation.encode
     return env
 

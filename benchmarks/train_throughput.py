@@ -177,7 +177,7 @@ def measure(config: str, steps: int, overrides: dict[str, Any] | None = None) ->
         trainer.evaluate()
         eval_s = time.perf_counter() - t0
         # the pool of a run in progress: its snapshots take pool.snapshot_weight of the opponents' seats
-        from five_towers_env.agents.policy import export_policy
+        from five_towers_env.agents.network_file import export_policy
 
         for k in range(cfg.pool.max_snapshots if cfg.pool.snapshot_weight > 0 else 0):
             trainer.pool.add_snapshot(export_policy(trainer.model, Path(tmp) / f"snapshot_{k}.npz", **trainer._meta()))

@@ -37,8 +37,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="remote Learner actors splitting each batch (0: update the networks in this process)")
     p.add_argument("--gpus-per-learner", type=float, default=0, help="GPUs per Learner actor (needs --learners >= 1)")
     p.add_argument("--iterations", type=int, default=20, help="PPO training iterations")
+    p.add_argument("--game", default="five_towers", help="the game's registry name (five_towers, campanile, ...)")
     p.add_argument("--num-players", type=int, default=2)
-    p.add_argument("--variant", default="base", choices=["base", "great_powers"])
+    p.add_argument("--variant", default=None, help="the game's variant (default: its first)")
     p.add_argument("--seed", type=int, default=0, help="seeds the environments, the networks and the evaluation")
     p.add_argument("--out", default="runs/rllib_selfplay", help="run folder (checkpoint, log.json)")
     p.add_argument("--batch", type=int, default=4000, help="env steps sampled per iteration")
@@ -103,7 +104,7 @@ def main(argv: list[str] | None = None) -> dict:
               file=sys.stderr)
 
     config = selfplay_ppo_config(
-        num_players=args.num_players, variant=args.variant, num_env_runners=args.env_runners,
+        game=args.game, num_players=args.num_players, variant=args.variant, num_env_runners=args.env_runners,
         num_envs_per_env_runner=args.envs_per_runner, snapshots=args.snapshots, random_weight=args.random_weight,
         self_play_prob=args.self_play_prob, hiddens=args.hiddens, train_batch_size=args.batch,
         minibatch_size=args.minibatch, num_epochs=args.epochs, lr=args.lr, num_learners=args.learners,
@@ -140,7 +141,8 @@ def main(argv: list[str] | None = None) -> dict:
         module = learner_module(algo)
         t = time.perf_counter()
         evaluation = evaluate_module(module, opponent=args.eval_opponent, num_games=args.eval_games,
-                                     num_players=args.num_players, variant=args.variant, seed=args.seed)
+                                     num_players=args.num_players, variant=args.variant, seed=args.seed,
+                                     game=args.game)
         evaluation = {k: evaluation[k] for k in ("games", "win_rate", "ci_low", "ci_high", "strict_win_rate",
                                                  "mean_score", "mean_margin")}
         evaluation.update(opponent=args.eval_opponent, seconds=time.perf_counter() - t)

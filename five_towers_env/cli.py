@@ -38,7 +38,7 @@ from five_towers_env.cli_commands import (
     folder_problem,
     write_provenances,
 )
-from five_towers_env.core.game import DEFAULT_GAME, GAMES, Game, get_game
+from five_towers_env.core.game import DEFAULT_GAME, GAMES, GameSpec, get_game
 from five_towers_env.provenance import command_line
 
 #: seats any game allows; each game's own range is checked once the game is known
@@ -225,9 +225,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("train", help="self-play MaskablePPO training from a YAML config (needs the rl extra)")
     source = p.add_mutually_exclusive_group(required=True)
     source.add_argument("--config", metavar="YAML", help="a training config, e.g. configs/ppo_selfplay_2p.yaml")
-    source.add_argument("--resume", metavar="CHECKPOINT",
-                        help="continue a run from <run>/checkpoints/step_N.zip (its stored config), writing into "
-                             "<run>, or into a new folder named by --set out_dir=DIR name=NAME")
+    source.add_argument("--resume", metavar="RUN|CHECKPOINT",
+                        help="continue a run from a checkpoint, <run>/checkpoints/step_N.zip, or a run folder (its "
+                             "newest whole checkpoint), with the config stored beside it, writing into <run>, or "
+                             "into a new folder named by --set out_dir=DIR name=NAME")
     # extend, not store: a second --set must add to the first, never silently replace it
     p.add_argument("--set", nargs="+", action="extend", default=[], metavar="KEY=VALUE", type=_override,
                    help="override config settings, e.g. total_timesteps=200000 ppo.n_epochs=2 (YAML values; "
@@ -247,7 +248,9 @@ def build_parser() -> argparse.ArgumentParser:
                                       "(needs the rl extra)")
     source = p.add_mutually_exclusive_group(required=True)
     source.add_argument("--config", metavar="YAML", help="an expert-iteration config, e.g. configs/expert_2p.yaml")
-    source.add_argument("--resume", metavar="RUN", help="continue the run in folder RUN from its last generation")
+    source.add_argument("--resume", metavar="RUN|CHECKPOINT",
+                        help="continue a run from its checkpoint, <run>/checkpoint.pt, or its run folder (the last "
+                             "finished generation), with the config stored beside it, writing into <run>")
     p.add_argument("--set", nargs="+", action="extend", default=[], metavar="KEY=VALUE", type=_override,
                    help="override config settings, e.g. generations=20 (on --resume: to run more generations)")
     p.add_argument("--force", action="store_true",
@@ -311,7 +314,7 @@ def _check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> No
                          f"{len(args.agents)} (the number of agents)")
 
 
-def _check_setup_args(parser: argparse.ArgumentParser, args: argparse.Namespace, game: Game) -> None:
+def _check_setup_args(parser: argparse.ArgumentParser, args: argparse.Namespace, game: GameSpec) -> None:
     """Fill in the game's default variant; refuse a variant or a seat count the game does not have."""
     if args.variant is None:
         args.variant = game.default_variant
@@ -331,10 +334,11 @@ def _numerics_mode(args: argparse.Namespace) -> str | None:
     overrides = dict(args.set)
     try:
         if args.command == "expert":
-            from five_towers_env.training.expert_config import load_expert_config
+            from five_towers_env.training.expert_config import load_expert_config, resume_expert_config
 
-            source = Path(args.resume) / "config.yaml" if args.resume else Path(args.config)
-            return load_expert_config(source, overrides).numerics
+            if args.resume:
+                return resume_expert_config(args.resume, overrides).numerics
+            return load_expert_config(args.config, overrides).numerics
         from five_towers_env.training.checkpoints import resume_config
         from five_towers_env.training.config import build_config, config_to_dict, load_config
 

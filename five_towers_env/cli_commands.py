@@ -7,8 +7,11 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from five_towers_env.core.game import DEFAULT_GAME  # light: imports no game
 
 if TYPE_CHECKING:
     from five_towers_env.evaluation.match import EvaluationResult
@@ -215,80 +218,110 @@ def missing_rl_packages(progress: bool = True) -> list[str]:
     return missing
 
 
-def _train_error(message: str, command: str = "train") -> int:
+# -- train and expert: one skeleton ------------------------------------------------------------
+
+def _train_error(message: str, command: str) -> int:
     print(f"five-towers {command}: error: {message}", file=sys.stderr)
     return 2
+
+
+def _missing_rl(args: argparse.Namespace, what: str, needless: tuple[str, ...] = ()) -> str | None:
+    """The error for a trainer whose packages of the rl extra (but ``needless``) are not all installed."""
+    missing = [p for p in missing_rl_packages(progress=not args.no_progress) if p not in needless]
+    if not missing:
+        return None
+    return (f"{what} needs the rl extra, and {', '.join(missing)} {'is' if len(missing) == 1 else 'are'} "
+            f"not installed; install it with\n  {RL_INSTALL}")
+
+
+def _prepare_run_folder(args: argparse.Namespace, command: str, run_dir: Path, names: tuple[str, ...],
+                        resume: str) -> str | None:
+    """The checks of the run folder both trainers make before writing anything (an error message, or None):
+    it can be made and written in, and a new run (``--config``) does not overwrite an old one unasked
+    (``--force`` deletes the old run's files, which ``resume`` would continue)."""
+    from five_towers_env.training.run_folder import RunFolder, existing_run_message, write_problem
+
+    problem = folder_problem(run_dir) or write_problem(run_dir)
+    if problem:
+        return f"out_dir / name: the run folder {run_dir} cannot be made: {problem}"
+    folder = RunFolder(run_dir, names)
+    old = folder.run_files() if args.config else []
+    if old and not args.force:
+        return existing_run_message(run_dir, old, f"five-towers {command} --resume {resume}")
+    if old:
+        folder.remove_run_files()
+        print(f"--force: deleted the old run's files in {run_dir}")
+    print(f"run folder: {run_dir}")
+    return None
+
+
+def _train(args: argparse.Namespace, command: str, run_dir: Path, build: Callable[[], Any],
+           run: Callable[[Any], Any], newest: Callable[[], Path | None]) -> tuple[int | None, Any]:
+    """Build a trainer (``build``: nothing written before it has checked everything) and ``run`` it (its
+    ``run`` takes SIGTERM as Ctrl-C). Returns ``(None, what run returned)``, or the exit status: 2 for a
+    checkpoint or ``init_policy`` the trainer refused, ``128 + signum`` when interrupted (the message names
+    the checkpoint to resume from: the one saved, else ``newest()``)."""
+    from five_towers_env.training.interrupts import TrainingInterrupted, interrupted_message, signal_number
+
+    try:
+        try:
+            trainer = build()
+        except (ValueError, OSError) as exc:  # a checkpoint or init_policy that does not fit the config
+            return _train_error(str(exc), command), None
+        wrote(args, run_dir, now=True, keep_earlier=bool(args.resume))  # provenance.json: now and at the end
+        return None, run(trainer)
+    except TrainingInterrupted as exc:
+        print(interrupted_message(command, exc.checkpoint, exc.saved), file=sys.stderr)
+        return 128 + exc.signum, None
+    except KeyboardInterrupt as exc:  # before training began, or a second Ctrl-C while saving
+        print(interrupted_message(command, newest(), saved=False), file=sys.stderr)
+        return 128 + signal_number(exc), None
 
 
 def cmd_train(args: argparse.Namespace) -> int:
     """Train (or resume) a self-play run, then print its policy's results against the baselines.
     Ctrl-C (SIGTERM) saves a checkpoint and exits 130 (143); nothing is written before every check passed."""
-    missing = missing_rl_packages(progress=not args.no_progress)
+    missing = _missing_rl(args, "training")
     if missing:
-        return _train_error(f"training needs the rl extra, and {', '.join(missing)} "
-                            f"{'is' if len(missing) == 1 else 'are'} not installed; install it with\n  {RL_INSTALL}")
+        return _train_error(missing, "train")
     from five_towers_env.training.config import ConfigError, build_config, config_to_dict, load_config
 
     try:
         from five_towers_env.training.checkpoints import (
-            existing_run_message,
+            RUN_FILES,
             newest_whole_checkpoint,
-            remove_run_files,
-            resume_folder_problem,
-            run_files,
-            write_problem,
-        )
-        from five_towers_env.training.selfplay import (
-            CheckpointError,
-            Trainer,
-            TrainingInterrupted,
-            final_evaluation,
+            resolve_checkpoint,
             resume_config,
+            resume_folder_problem,
         )
+        from five_towers_env.training.eval_games import final_evaluation
+        from five_towers_env.training.selfplay import Trainer
     except ImportError as exc:  # an rl package present but broken
-        return _train_error(f"training needs the rl extra ({exc}); install it with\n  {RL_INSTALL}")
+        return _train_error(f"training needs the rl extra ({exc}); install it with\n  {RL_INSTALL}", "train")
     if args.force and args.resume:
-        return _train_error("--force starts a new run (--config) over an old one; a resumed run keeps its files")
+        return _train_error("--force starts a new run (--config) over an old one; a resumed run keeps its files",
+                            "train")
     overrides = dict(args.set)
     try:
-        if args.config:
+        resume = resolve_checkpoint(args.resume) if args.resume else None  # a run folder: its newest checkpoint
+        if resume is None:
             cfg = load_config(args.config, overrides)
         else:  # the checkpoint's own run folder, unless --set out_dir= / name= names a new one
-            cfg = build_config(config_to_dict(resume_config(args.resume)), overrides,
-                               source=str(Path(args.resume).with_suffix(".json")))
+            cfg = build_config(config_to_dict(resume_config(resume)), overrides,
+                               source=str(resume.with_suffix(".json")))
     except (ConfigError, ValueError, OSError) as exc:  # bad config, --set or checkpoint
-        return _train_error(str(exc))
-    problem = folder_problem(cfg.run_dir) or write_problem(cfg.run_dir)
+        return _train_error(str(exc), "train")
+    newest = newest_whole_checkpoint(cfg.run_dir)
+    problem = (resume_folder_problem(resume, cfg.run_dir) if resume else None) or _prepare_run_folder(
+        args, "train", cfg.run_dir, RUN_FILES, str(newest or cfg.run_dir / "checkpoints" / "step_N.zip"))
     if problem:
-        return _train_error(f"out_dir / name: the run folder {cfg.run_dir} cannot be made: {problem}")
-    problem = resume_folder_problem(args.resume, cfg.run_dir) if args.resume else None
-    if problem:
-        return _train_error(problem)
-    old = run_files(cfg.run_dir) if args.config else []
-    if old and not args.force:  # a new run never overwrites an old one unasked
-        newest = newest_whole_checkpoint(cfg.run_dir)
-        return _train_error(existing_run_message(
-            cfg.run_dir, old, f"five-towers train --resume {newest or cfg.run_dir / 'checkpoints' / 'step_N.zip'}"))
-    if old:
-        remove_run_files(cfg.run_dir)
-        print(f"--force: deleted the old run's files in {cfg.run_dir}")
-    print(f"run folder: {cfg.run_dir}")
-    try:
-        trainer = Trainer(cfg, resume=args.resume, progress=not args.no_progress)  # checks, then writes
-        wrote(args, cfg.run_dir, now=True, keep_earlier=bool(args.resume))  # provenance.json: now and at the end
-        policy = trainer.run()
-    except CheckpointError as exc:  # a whole checkpoint that does not fit the config; nothing written yet
-        return _train_error(str(exc))
-    except TrainingInterrupted as exc:
-        print(f"interrupted: saved checkpoint {exc.checkpoint}; resume with five-towers train --resume "
-              f"{exc.checkpoint}", file=sys.stderr)
-        return 128 + exc.signum
-    except KeyboardInterrupt:  # before training began, or a second Ctrl-C while saving
-        newest = newest_whole_checkpoint(cfg.run_dir)
-        print(f"interrupted: no checkpoint saved; {f'the newest is {newest}' if newest else 'none to resume from'}",
-              file=sys.stderr)
-        return 130
-    game_flag = "" if cfg.game == "five_towers" else f" with --game {cfg.game}"
+        return _train_error(problem, "train")
+    code, policy = _train(args, "train", cfg.run_dir,
+                          lambda: Trainer(cfg, resume=resume, progress=not args.no_progress),
+                          lambda trainer: trainer.run(), lambda: newest_whole_checkpoint(cfg.run_dir))
+    if code is not None:
+        return code
+    game_flag = "" if cfg.game == DEFAULT_GAME else f" with --game {cfg.game}"
     print(f"exported policy: {policy}  (play it as the agent ppo:path={policy}{game_flag})")
     games = cfg.final_eval_games if args.eval_games is None else args.eval_games
     try:
@@ -302,53 +335,34 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def cmd_expert(args: argparse.Namespace) -> int:
-    """Run (or resume) expert iteration: a policy-value network trained from its own guided search."""
-    missing = [p for p in missing_rl_packages(progress=not args.no_progress)
-               if p not in ("stable-baselines3", "sb3-contrib")]
+    """Run (or resume) expert iteration: a policy-value network trained from its own guided search.
+    Ctrl-C (SIGTERM) exits 130 (143), the last generation's checkpoint kept; nothing is written before every
+    check passed."""
+    missing = _missing_rl(args, "expert iteration", needless=("stable-baselines3", "sb3-contrib"))
     if missing:
-        return _train_error(f"expert iteration needs the rl extra, and {', '.join(missing)} "
-                            f"{'is' if len(missing) == 1 else 'are'} not installed; install it with\n  {RL_INSTALL}",
-                            "expert")
-    from five_towers_env.training.checkpoints import existing_run_message, remove_run_files, run_files
-    from five_towers_env.training.config import ConfigError
-    from five_towers_env.training.expert import EXPERT_RUN_FILES, ExpertTrainer, plot_curve
-    from five_towers_env.training.expert_config import load_expert_config
+        return _train_error(missing, "expert")
+    from five_towers_env.training.config_base import ConfigError
+    from five_towers_env.training.expert import EXPERT_RUN_FILES, ExpertTrainer
+    from five_towers_env.training.expert_config import last_checkpoint, load_expert_config, resume_expert_config
 
     if args.force and args.resume:
         return _train_error("--force starts a new run (--config) over an old one; a resumed run keeps its files",
                             "expert")
     overrides = dict(args.set)
     try:
-        source = Path(args.resume) / "config.yaml" if args.resume else Path(args.config)
-        cfg = load_expert_config(source, overrides)
-        if args.resume and Path(args.resume).resolve() != cfg.run_dir.resolve():
-            raise ConfigError(f"--resume {args.resume}: its config names the run folder {cfg.run_dir}; "
-                              "out_dir / name cannot change on resume")
-    except (ConfigError, ValueError, OSError) as exc:
+        cfg = resume_expert_config(args.resume, overrides) if args.resume else load_expert_config(args.config,
+                                                                                                   overrides)
+    except (ConfigError, ValueError, OSError) as exc:  # bad config, --set or run folder
         return _train_error(str(exc), "expert")
-    problem = folder_problem(cfg.run_dir)
+    problem = _prepare_run_folder(args, "expert", cfg.run_dir, EXPERT_RUN_FILES, str(cfg.run_dir))
     if problem:
-        return _train_error(f"out_dir / name: the run folder {cfg.run_dir} cannot be made: {problem}", "expert")
-    old = [] if args.resume else run_files(cfg.run_dir, EXPERT_RUN_FILES)
-    if old and not args.force:  # a new run never overwrites an old one unasked
-        return _train_error(existing_run_message(cfg.run_dir, old, f"five-towers expert --resume {cfg.run_dir}"),
-                            "expert")
-    if old:
-        remove_run_files(cfg.run_dir, EXPERT_RUN_FILES)
-        print(f"--force: deleted the old run's files in {cfg.run_dir}")
-    print(f"run folder: {cfg.run_dir}")
-    try:
-        trainer = ExpertTrainer(cfg, resume=bool(args.resume))
-        wrote(args, cfg.run_dir, now=True, keep_earlier=bool(args.resume))  # provenance.json: now and at the end
-        run_dir = trainer.run(progress=not args.no_progress)
-    except (FileNotFoundError, ValueError) as exc:
-        return _train_error(str(exc), "expert")
-    except KeyboardInterrupt:
-        print(f"interrupted: resume from the last finished generation with five-towers expert --resume {cfg.run_dir}",
-              file=sys.stderr)
-        return 130
-    plot_curve(run_dir)
-    flag = "" if cfg.game == "five_towers" else f" with --game {cfg.game}"
+        return _train_error(problem, "expert")
+    code, run_dir = _train(args, "expert", cfg.run_dir, lambda: ExpertTrainer(cfg, resume=bool(args.resume)),
+                           lambda trainer: trainer.run(progress=not args.no_progress),
+                           lambda: last_checkpoint(cfg.run_dir))
+    if code is not None:
+        return code
+    flag = "" if cfg.game == DEFAULT_GAME else f" with --game {cfg.game}"
     print(f"network: {run_dir / 'network.npz'}  (play it as net:path=... or guided:path=...{flag}); "
           f"learning curve: {run_dir / 'curve.png'}")
     return 0

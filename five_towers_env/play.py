@@ -16,11 +16,8 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from five_towers_env.core.agent import Agent
-from five_towers_env.core.game import DEFAULT_GAME, Game, get_game
+from five_towers_env.core.game import DEFAULT_GAME, GameSpec, get_game
 from five_towers_env.core.gameui import GameUI, get_ui
-
-#: the game :func:`play_game` plays when none is named (kept for code written before ``game=``)
-GAME = DEFAULT_GAME
 
 
 @dataclass(frozen=True)
@@ -110,7 +107,7 @@ class MoveLog(GameWatcher):
 
 def play_game(agents: Sequence[Agent], variant: str | None = None, seed: int | None = None,
               render_mode: str | None = None, options: dict | None = None,
-              watchers: Sequence[GameWatcher] = (), game: str | Game = DEFAULT_GAME) -> dict[str, Any]:
+              watchers: Sequence[GameWatcher] = (), game: str | GameSpec = DEFAULT_GAME) -> dict[str, Any]:
     """Play one game of ``game`` (a :mod:`five_towers_env.core.game` name), ``agents[i]`` in seat ``i``;
     return scores, winners, rewards, ``steps`` (the decisions the agents were asked) and ``moves``
     (every move, forced ones included).
@@ -159,4 +156,4 @@ def play_game(agents: Sequence[Agent], variant: str | None = None, seed: int | N
     return result
 
 
-__all__ = ["play_game", "Move", "GameWatcher", "MoveLog", "GAME"]
+__all__ = ["play_game", "Move", "GameWatcher", "MoveLog"]

@@ -6,7 +6,7 @@ and ``expert`` into their run folder, ``replay --html / --svg``, the scripts in 
 :func:`write_provenance`:
 
     {"command": "five-towers evaluate --agents mcts heuristic --games 200 --out runs/eval",
-     "version": "0.1.0", "commit": "bd8405a...", "dirty": false,
+     "version": "1.0.0", "commit": "bd8405a...", "dirty": false,
      "started": "2026-11-26T09:14:03+00:00", "wall_s": 81.4, "written": "2026-11-26T09:15:24+00:00",
      "machine": {"platform": ..., "cpu": ..., "simd": ["avx2", "avx512f", "fma", ...], "cores": 16, ...},
      "libraries": {"python": "3.11.7", "numpy": "2.4.6", "torch": "2.13.0+cpu", ...},
@@ -20,7 +20,7 @@ folder written (both ``null`` when the package is not a git checkout or git is m
 ``null`` where unset. A training run folder written by several invocations (``train --resume``,
 ``expert --resume``) keeps the earlier ones under ``earlier``. ``reconstructed: true`` marks a file
 written afterwards, from git history, for a result older than provenance files
-(``benchmarks/reconstruct_provenance.py``).
+(``tools/reconstruct_provenance.py``).
 """
 from __future__ import annotations
 

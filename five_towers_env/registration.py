@@ -1,70 +1,92 @@
-"""Registration of the environment ids with PettingZoo and Gymnasium, without importing either.
+"""Registration of the environment ids with PettingZoo and Gymnasium, without importing either, or any game.
 
 ``import five_towers_env`` must stay light enough that ``five_towers_env.games.five_towers`` loads with no
 gymnasium, pettingzoo or torch in ``sys.modules``. So the ids are registered the moment each
 framework is (or already was) imported: a finder on ``sys.meta_path`` watches for the module and
 runs the registration right after the module's own code has run.
+
+The ids come from the built-in games' table (:data:`five_towers_env.core.game.BUILTIN_GAMES`) and the
+specs registered so far, with ``"module:attribute"`` entry points that both frameworks import only
+when an id is made: registering imports no game's rules. A game registered later (a plugin imported
+after the frameworks) has its ids registered by :func:`register_ids`, which :func:`install` subscribes
+to the registry (:func:`~five_towers_env.core.game.on_register`); this module imports the registry,
+never the other way round.
 """
 from __future__ import annotations
 
 import importlib.abc
 import importlib.util
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from importlib.machinery import ModuleSpec
 from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
-PETTINGZOO_ID = "five_towers_env/FiveTowers-v0"
-CAMPANILE_PETTINGZOO_ID = "five_towers_env/Campanile-v0"
-GYMNASIUM_ID = "five_towers_env/FiveTowers-v0"
-#: the single-agent Campanile env; the same name as the PettingZoo id, in Gymnasium's separate registry
-CAMPANILE_GYMNASIUM_ID = "five_towers_env/Campanile-v0"
+from five_towers_env.core import game as registry
+
 SINGLE_AGENT_ENTRY_POINT = "five_towers_env.wrappers.single_agent:SingleAgentGymEnv"
 
 
-def _pettingzoo_ids(spec: Any) -> None:
-    """Register ``spec``'s wrapped AEC env as ``pettingzoo.make("aec", spec.pettingzoo_id)`` (idempotent)."""
+class Ids(NamedTuple):
+    """One game's ids and the PettingZoo entry point of its wrapped AEC env."""
+
+    name: str
+    env: str
+    pettingzoo_id: str
+    gymnasium_id: str
+
+
+def _ids_of(spec: Any) -> Ids:
+    return Ids(spec.name, spec.env, spec.pettingzoo_id, spec.gymnasium_id)
+
+
+def known_ids() -> Iterator[Ids]:
+    """The ids of the built-in games (from their table: no game imported) and of every other game registered."""
+    for name, builtin in registry.BUILTIN_GAMES.items():
+        yield Ids(name, builtin.env, builtin.pettingzoo_id, builtin.gymnasium_id)
+    for name, spec in list(registry._REGISTRY.items()):
+        if name not in registry.BUILTIN_GAMES:
+            yield _ids_of(spec)
+
+
+def _pettingzoo_ids(ids: Ids) -> None:
+    """Register the wrapped AEC env as ``pettingzoo.make("aec", ids.pettingzoo_id)`` (idempotent)."""
     import pettingzoo
 
     register = getattr(pettingzoo, "register", None)
-    registry = getattr(pettingzoo, "aec_registry", None)
-    if register is None or registry is None or not spec.pettingzoo_id:  # PettingZoo before its registry
+    aec_registry = getattr(pettingzoo, "aec_registry", None)
+    if register is None or aec_registry is None or not ids.pettingzoo_id:  # PettingZoo before its registry
         return
-    if spec.pettingzoo_id not in registry:
-        register("aec", spec.pettingzoo_id, entry_point=spec.env)
+    if ids.pettingzoo_id not in aec_registry:
+        register("aec", ids.pettingzoo_id, entry_point=ids.env)
 
 
-def _gymnasium_ids(spec: Any) -> None:
-    """Register ``spec``'s single-agent env as ``gymnasium.make(spec.gymnasium_id)`` (idempotent)."""
+def _gymnasium_ids(ids: Ids) -> None:
+    """Register the single-agent env as ``gymnasium.make(ids.gymnasium_id)`` (idempotent)."""
     import gymnasium
 
-    if spec.gymnasium_id and spec.gymnasium_id not in gymnasium.registry:
-        gymnasium.register(id=spec.gymnasium_id, entry_point=SINGLE_AGENT_ENTRY_POINT, kwargs={"game": spec.name})
+    if ids.gymnasium_id and ids.gymnasium_id not in gymnasium.registry:
+        gymnasium.register(id=ids.gymnasium_id, entry_point=SINGLE_AGENT_ENTRY_POINT, kwargs={"game": ids.name})
 
 
 def register_pettingzoo() -> None:
-    """Register every game's PettingZoo id (5 Towers: :data:`PETTINGZOO_ID`) (idempotent)."""
-    from five_towers_env.core.game import GAMES
-
-    for spec in GAMES.values():
-        _pettingzoo_ids(spec)
+    """Register every known game's PettingZoo id (idempotent)."""
+    for ids in known_ids():
+        _pettingzoo_ids(ids)
 
 
 def register_gymnasium() -> None:
-    """Register every game's Gymnasium id (5 Towers: :data:`GYMNASIUM_ID`) (idempotent)."""
-    from five_towers_env.core.game import GAMES
-
-    for spec in GAMES.values():
-        _gymnasium_ids(spec)
+    """Register every known game's Gymnasium id (idempotent)."""
+    for ids in known_ids():
+        _gymnasium_ids(ids)
 
 
 def register_ids(spec: Any) -> None:
     """Register one game's ids with the frameworks already imported (a game registered late)."""
     if sys.modules.get("pettingzoo") is not None:
-        _pettingzoo_ids(spec)
+        _pettingzoo_ids(_ids_of(spec))
     if sys.modules.get("gymnasium") is not None:
-        _gymnasium_ids(spec)
+        _gymnasium_ids(_ids_of(spec))
 
 
 class _AfterImport(importlib.abc.MetaPathFinder):
@@ -100,6 +122,7 @@ def when_imported(name: str, callback: Callable[[], None]) -> None:
 
 
 def install() -> None:
-    """Arrange both registrations (called by ``import five_towers_env``)."""
+    """Arrange both registrations, and those of games registered later (called by ``import five_towers_env``)."""
+    registry.on_register(register_ids)
     when_imported("pettingzoo", register_pettingzoo)
     when_imported("gymnasium", register_gymnasium)

@@ -70,7 +70,8 @@ def run_copy(tiny_run, tmp_path) -> Path:
 # -- writing: atomic saves ------------------------------------------------------------------------
 
 def test_a_save_cut_off_leaves_no_partial_file_and_the_previous_checkpoint_whole(tmp_path):
-    from five_towers_env.training.selfplay import Trainer, checkpoint_state
+    from five_towers_env.training.checkpoints import checkpoint_state
+    from five_towers_env.training.selfplay import Trainer
 
     cfg = load_config(SMOKE, {**TINY, "out_dir": str(tmp_path)})
     trainer = Trainer(cfg, progress=False)
@@ -131,9 +132,10 @@ def test_a_truncated_checkpoint_is_a_clear_error_naming_the_newest_whole_one(run
     assert f"the newest whole checkpoint is {whole} (five-towers train --resume {whole})" in err
     assert "Traceback" not in err and err.count("\n") == 1 and out == ""
     assert files(run_copy) == before  # config.yaml and everything else untouched
-    # --resume <run folder> suggests only a whole checkpoint
-    code, _, err = run_cli(capsys, "train", "--resume", run_copy)
-    assert code == 2 and f"(e.g. {whole})" in err
+    # --resume <run folder> takes its newest whole checkpoint
+    from five_towers_env.training.checkpoints import resolve_checkpoint
+
+    assert resolve_checkpoint(run_copy) == resolve_checkpoint(run_copy / "checkpoints") == whole
 
 
 def test_a_checkpoint_without_any_whole_one_says_so(run_copy, capsys):
@@ -143,7 +145,7 @@ def test_a_checkpoint_without_any_whole_one_says_so(run_copy, capsys):
     code, _, err = run_cli(capsys, "train", "--resume", folder / "step_512.zip")
     assert code == 2 and "is incomplete (0 bytes" in err and f"there is no other whole checkpoint in {folder}" in err
     code, _, err = run_cli(capsys, "train", "--resume", run_copy)
-    assert code == 2 and "e.g." not in err
+    assert code == 2 and f"--resume {run_copy}: no whole checkpoint in it" in err and err.count("\n") == 1
 
 
 # -- resuming: which folder is written ------------------------------------------------------------
@@ -158,10 +160,21 @@ def test_resuming_a_copied_run_writes_only_into_the_copy(tiny_run, run_copy, cap
     assert files(tiny_run) == original
     resumed = load_config(run_copy / "config.yaml")
     assert resumed.run_dir == run_copy
-    from five_towers_env.training.selfplay import checkpoint_state
+    from five_towers_env.training.checkpoints import checkpoint_state
 
     state = checkpoint_state(run_copy / "checkpoints" / "step_512.zip")
     assert state["snapshots"] and all(Path(s).parent == run_copy / "snapshots" for s in state["snapshots"])
+
+
+def test_resuming_a_run_folder_continues_from_its_newest_checkpoint(run_copy, capsys):
+    (run_copy / "checkpoints" / "step_512.zip").unlink()
+    (run_copy / "checkpoints" / "step_512.json").unlink()
+    code, out, err = run_cli(capsys, "train", "--resume", run_copy, "--no-progress")
+    assert code == 0, err
+    assert f"run folder: {run_copy}" in out
+    from five_towers_env.training.checkpoints import checkpoint_state
+
+    assert checkpoint_state(run_copy)["timesteps"] == 512  # from step_256, one more rollout
 
 
 def test_resume_into_a_new_folder_named_by_set(tiny_run, capsys):

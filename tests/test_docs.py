@@ -34,7 +34,7 @@ def test_ci_runs_the_readme_test_command():
 
 
 def test_dict_table_matches_code():
-    from five_towers_env.wrappers.dict_obs import dict_layout_table
+    from five_towers_env.games.five_towers.dict_observation import dict_layout_table
 
     start = ENV_DOC.index("<!-- dict-table:start -->") + len("<!-- dict-table:start -->")
     end = ENV_DOC.index("<!-- dict-table:end -->")

@@ -136,12 +136,12 @@ def test_agent_setting_of_the_wrong_type(capsys):
     with pytest.raises(ValueError, match="ppo setting deterministic must be true or false, got 1"):
         make_agent("ppo", deterministic=1)
     # the right types still pass: an int for a float, None for an optional setting
-    assert make_agent("mcts", simulations=np.int64(10), c=1, time_limit=None).simulations == 10
+    assert make_agent("mcts", simulations=np.int64(10), beta=1, time_limit=None).simulations == 10
 
 
 def test_unknown_agent_setting_lists_the_valid_ones(capsys):
     err = assert_usage_error(capsys, "evaluate", "--agents", "mcts:sims=10", "random", "--games", "2")
-    assert "mcts has no setting 'sims'; its settings: simulations, time_limit, search" in err
+    assert "mcts has no setting 'sims'; its settings: simulations, time_limit, rollout_rounds" in err
     with pytest.raises(AgentSettingError, match="heuristic has no setting 'bogus'; its settings: .*chain_weight"):
         make_agent("heuristic", bogus=1.0)
     with pytest.raises(ValueError, match="random has no setting 'depth'; its settings: name"):
@@ -379,7 +379,7 @@ def _zip(path: Path) -> Path:
 
 def test_resume_missing_checkpoint(in_tmp, capsys):
     pytest.importorskip("sb3_contrib")
-    from five_towers_env.training.selfplay import checkpoint_state
+    from five_towers_env.training.checkpoints import checkpoint_state
 
     ckpt = in_tmp / "runs" / "x" / "checkpoints" / "step_5.zip"
     err = assert_usage_error(capsys, "train", "--resume", ckpt)
@@ -407,8 +407,9 @@ def test_resume_wrong_files(in_tmp, capsys):
     text.write_text("hello\n")
     assert f"{text} is not a checkpoint .zip" in assert_usage_error(capsys, "train", "--resume", text)
     ckpt = _zip(in_tmp / "step_7.zip")
-    assert "takes a checkpoint .zip" in assert_usage_error(capsys, "train", "--resume", ckpt.with_suffix(".json"))
-    assert "is a folder" in assert_usage_error(capsys, "train", "--resume", in_tmp)
+    assert "not a run folder or its checkpoint" in assert_usage_error(capsys, "train", "--resume",
+                                                                      ckpt.with_suffix(".json"))
+    assert "no whole checkpoint in it" in assert_usage_error(capsys, "train", "--resume", in_tmp)
     ckpt.with_suffix(".json").write_text("not json")
     assert "is not valid JSON" in assert_usage_error(capsys, "train", "--resume", ckpt)
     ckpt.with_suffix(".json").write_text(json.dumps({"config": {"seed": 1}}))

@@ -97,9 +97,9 @@ def test_shared_wins_count_fractionally():
 # -- agent specs ------------------------------------------------------------------------------
 
 def test_agent_specs():
-    spec = parse_agent_spec("mcts:simulations=100,c=1.4,search=flat")
-    assert spec.name == "mcts" and dict(spec.kwargs) == {"simulations": 100, "c": 1.4, "search": "flat"}
-    assert spec.label == "mcts:simulations=100,c=1.4,search=flat"
+    spec = parse_agent_spec("mcts:simulations=100,race_z=1.5,rollout_rounds=none")
+    assert spec.name == "mcts" and dict(spec.kwargs) == {"simulations": 100, "race_z": 1.5, "rollout_rounds": None}
+    assert spec.label == "mcts:simulations=100,race_z=1.5,rollout_rounds=none"
     assert [_parse_value(v) for v in ("true", "False", "none", "'x'", "fast")] == [True, False, None, "x", "fast"]
     with pytest.raises(ValueError, match="unknown agent"):
         parse_agent_spec("nope")
@@ -350,12 +350,12 @@ def test_cli_rejects_bad_agents(capsys):
 
 def test_final_evaluation_table_saved(tmp_path):
     """The table ``five-towers train`` prints at the end is also written into the run folder."""
-    from five_towers_env.agents.policy import SHIPPED_POLICY
+    from five_towers_env.core.game import get_game
     from five_towers_env.training.config import TrainConfig
-    from five_towers_env.training.selfplay import final_evaluation
+    from five_towers_env.training.eval_games import final_evaluation
 
     cfg = TrainConfig(name="run", out_dir=str(tmp_path), eval_opponents=["random"], seed=0)
-    text = final_evaluation(SHIPPED_POLICY, cfg, 4, progress=False)
+    text = final_evaluation(get_game("five_towers").policy_path(2, "base"), cfg, 4, progress=False)
     md = (tmp_path / "run" / "final_eval.md").read_text()
     table = text.splitlines()[1:-1]
     assert "strict win rate" in table[0] and table[2].split()[:2] == ["random", "4"]

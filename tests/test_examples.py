@@ -48,7 +48,7 @@ def test_training_script(tmp_path):
     # exported final policy (the same weights) scores over the same seeded games
     out = run("training/checkpoint_curve.py", str(run_dir), "--opponents", "greedy", "--games", "6")
     from five_towers_env.training.checkpoint_curve import run_checkpoints
-    from five_towers_env.training.selfplay import evaluation_table
+    from five_towers_env.training.eval_games import evaluation_table
 
     with open(run_dir / "checkpoint_curve.csv") as f:
         rows = list(csv.DictReader(f))

@@ -34,10 +34,10 @@ def test_ppo_train_refuses_an_expert_config_by_name():
 
 
 @pytest.mark.parametrize("data, message", [
-    ({"generation": 3}, "unknown setting"),
+    ({"generation": 3}, r"unknown key\(s\) generation"),
     ({"generations": 0}, "generations: must be at least 1"),
     ({"num_players": 9}, "num_players/variant"),
-    ({"game": "campanile", "architecture": "typed"}, "typed network reads 5 Towers"),
+    ({"game": "campanile", "architecture": "typed"}, "architecture: Campanile has no typed network"),
     ({"root_noise": 1.5}, "root_noise"),
     ({"simulations": "many"}, "simulations: expected int"),
     ({"hidden": [64, -1]}, "hidden: a list of positive integers"),
@@ -63,7 +63,7 @@ def test_export_matches_the_torch_model(game, architecture, tmp_path):
 
     spec = get_game(game)
     torch.manual_seed(0)
-    model = PolicyValueModel(architecture, spec.observation_size, spec.num_actions, 2)
+    model = PolicyValueModel(architecture, spec.observation_size, spec.num_actions, 2, game=game)
     model.load_policy(spec.default_policy())
     with torch.no_grad():  # a value head that is not nearly constant
         model.value_layers()[1].weight.normal_(0, 0.5)

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from five_towers_env.agents.human import HumanAgent
-from five_towers_env.agents.registry import AGENTS, AgentSettingError, agent_class, make_agent
+from five_towers_env.agents.registry import AgentSettingError, agent_class, agents_of, make_agent
 from five_towers_env.cli import main
 from five_towers_env.core.game import GAMES
 from five_towers_env.core.gameui import get_ui
@@ -72,7 +72,7 @@ def recorded(players: int = 3, variant: str = "pile", seed: int = 4) -> dict:
 # -- registry ---------------------------------------------------------------------------------
 
 def test_registry_is_per_game_and_five_towers_stays_the_default():
-    assert AGENTS is GAMES["five_towers"].agents and "ppo" in AGENTS
+    assert agents_of() is GAMES["five_towers"].agents and "ppo" in agents_of()
     assert agent_class("greedy") is agent_class("greedy", game="five_towers")
     assert agent_class("random", game="campanile") is agent_class("random")
     with pytest.raises(AgentSettingError) as err:

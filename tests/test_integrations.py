@@ -23,7 +23,7 @@ from five_towers_env.games.five_towers import env as make_aec_env
 from five_towers_env.games.five_towers import raw_env
 from five_towers_env.games.five_towers.aec import INFO_KEYS as AEC_INFO_KEYS
 from five_towers_env.games.five_towers.picture import picture_shape
-from five_towers_env.wrappers import GYM_ENV_ID, FiveTowersGymEnv
+from five_towers_env.wrappers import GYM_ENV_ID, SingleAgentGymEnv
 from five_towers_env.wrappers.single_agent import INFO_KEYS as GYM_INFO_KEYS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -108,7 +108,7 @@ def test_rgb_array_draws_towers_turn_and_winners():
 
 
 def test_rgb_array_single_agent_and_gymnasium_make():
-    env = FiveTowersGymEnv(num_players=3, render_mode="rgb_array")
+    env = SingleAgentGymEnv("five_towers", num_players=3, render_mode="rgb_array")
     blank = env.render()  # before reset: a blank frame of the same shape
     assert blank.shape == picture_shape(3) and blank.dtype == np.uint8 and not blank.any()
     env.reset(seed=1)
@@ -120,7 +120,7 @@ def test_rgb_array_single_agent_and_gymnasium_make():
     made.reset(seed=1)
     assert np.array_equal(made.render(), first)
     with pytest.raises(ValueError, match="rgb_array"):
-        FiveTowersGymEnv(render_mode="svg")
+        SingleAgentGymEnv("five_towers", render_mode="svg")
 
 
 @pytest.mark.parametrize("n,variant", [(2, "base"), (5, "great_powers")])
@@ -134,7 +134,7 @@ def test_pettingzoo_tests_with_every_render_mode(n, variant, capsys):
 @pytest.mark.parametrize("render_mode", ["rgb_array", "ansi"])
 def test_check_env_with_render_modes(render_mode):
     check_env(gymnasium.make(GYM_ENV_ID, num_players=3, render_mode=render_mode))
-    check_env(FiveTowersGymEnv(num_players=2, observation="dict", render_mode=render_mode))
+    check_env(SingleAgentGymEnv("five_towers", num_players=2, observation="dict", render_mode=render_mode))
 
 
 @pytest.mark.parametrize("vec_env", ["DummyVecEnv", "SubprocVecEnv"])

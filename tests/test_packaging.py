@@ -110,39 +110,25 @@ def test_importing_one_game_never_imports_the_other(game, other):
     assert loaded.split()[0] == "False", loaded
 
 
-def test_old_paths_are_the_new_modules_with_a_deprecation_warning():
+def test_the_package_installs_no_import_finder_but_the_frameworks_registration():
+    """No module of the package answers to another name: the only finder ``import five_towers_env`` puts on
+    ``sys.meta_path`` is the one registering the ids with PettingZoo and Gymnasium."""
     out = _run("""
-        import warnings
+        import importlib, sys
+        before = list(sys.meta_path)
         import five_towers_env
-        from five_towers_env.games.five_towers import state, GameState
-        from five_towers_env.games import campanile
-        from five_towers_env.core import gameui
-        olds = ["five_towers_env.engine.state", "five_towers_env.environment.aec", "five_towers_env.campanile.state",
-                "five_towers_env.gameui", "five_towers_env.agents.heuristic"]
-        import importlib
-        for old in olds:
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always", DeprecationWarning)
-                importlib.import_module(old)
-            last = str(caught[-1].message)  # the module's own warning comes after its package's
-            print("warned", old, "->", last.split(" moved to ")[1].split(";")[0])
-        warnings.simplefilter("ignore", DeprecationWarning)
-        import five_towers_env.engine.state as old_state
-        import five_towers_env.campanile as old_campanile
-        print(old_state is state, old_state.GameState is GameState, old_campanile is campanile)
-        env = five_towers_env.env(num_players=2)      # the old top-level env(): 5 Towers'
-        env.reset(seed=0)
-        print(type(env.unwrapped).__module__)
+        added = sorted({type(f).__module__ for f in sys.meta_path if f not in before})
+        print(added)
+        for name in ("five_towers_env.engine", "five_towers_env.environment", "five_towers_env.campanile",
+                     "five_towers_env.gameui", "five_towers_env.agents.heuristic", "five_towers_env.agents.base"):
+            try:
+                importlib.import_module(name)
+                print("found", name)
+            except ModuleNotFoundError:
+                pass
+        print(hasattr(five_towers_env, "env"))
     """)
-    assert out.splitlines() == [
-        "warned five_towers_env.engine.state -> five_towers_env.games.five_towers.state",
-        "warned five_towers_env.environment.aec -> five_towers_env.games.five_towers.aec",
-        "warned five_towers_env.campanile.state -> five_towers_env.games.campanile.state",
-        "warned five_towers_env.gameui -> five_towers_env.core.gameui",
-        "warned five_towers_env.agents.heuristic -> five_towers_env.games.five_towers.agents.heuristic",
-        "True True True",
-        "five_towers_env.games.five_towers.aec",
-    ]
+    assert out.splitlines() == ["['five_towers_env.registration']", "False"]
 
 
 def test_package_data_covers_every_data_file():

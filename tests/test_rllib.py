@@ -16,6 +16,7 @@ pytest.importorskip("ray.rllib", reason="needs the rllib extra: pip install -e '
 torch = pytest.importorskip("torch", reason="needs torch (CPU build: see README)")
 
 from five_towers_env.games.five_towers.actions import NUM_ACTIONS  # noqa: E402
+from five_towers_env.games.five_towers.observation import OBS_SIZE  # noqa: E402
 from five_towers_env.integrations import rllib as R  # noqa: E402
 
 #: the evaluation seed of the learning test (a regression check, not a measurement)
@@ -23,9 +24,9 @@ EVAL_SEED = 11
 EVAL_GAMES = 60
 
 
-@pytest.mark.parametrize("num_players", [2, 4])
-def test_env_keeps_turns_masks_and_final_rewards(num_players):
-    env = R.FiveTowersMultiAgentEnv({"num_players": num_players})
+@pytest.mark.parametrize("game, num_players", [("five_towers", 2), ("five_towers", 4), ("campanile", 3)])
+def test_env_keeps_turns_masks_and_final_rewards(game, num_players):
+    env = R.GameMultiAgentEnv({"game": game, "num_players": num_players})
     obs, infos = env.reset(seed=3)
     rng = np.random.default_rng(0)
     space = env.observation_spaces["player_0"]
@@ -50,13 +51,18 @@ def test_env_keeps_turns_masks_and_final_rewards(num_players):
     assert steps > 20
 
 
-def test_env_rejects_unknown_config():
-    with pytest.raises(ValueError, match="unknown env_config"):
-        R.FiveTowersMultiAgentEnv({"players": 3})
+def test_env_passes_game_settings_to_the_game_which_rejects_unknown_ones():
+    env = R.GameMultiAgentEnv({"game": "campanile", "num_players": 3, "variant": "played", "bet_chip": "exact"})
+    assert (env.aec.variant, env.aec.bet_chip, env.num_actions) == ("played", "exact", env.spec.num_actions)
+    assert R.GameMultiAgentEnv({"reward": "margin"}).aec.reward_mode == "margin"  # 5 Towers, the default game
+    with pytest.raises(TypeError, match="players"):
+        R.GameMultiAgentEnv({"players": 3})
+    with pytest.raises(ValueError, match="no 'margin' reward"):
+        R.GameMultiAgentEnv({"game": "campanile", "reward": "margin"})
 
 
 def test_module_masks_logits_for_every_forward_pass():
-    env = R.FiveTowersMultiAgentEnv({"num_players": 2})
+    env = R.GameMultiAgentEnv({"num_players": 2})
     space = env.observation_spaces["player_0"]
     module = R.ActionMaskingTorchRLModule(observation_space=space, action_space=env.action_spaces["player_0"],
                                           model_config={"fcnet_hiddens": [32]})
@@ -79,12 +85,12 @@ def test_module_masks_logits_for_every_forward_pass():
 
 
 def test_masked_random_module_plays_legal_actions():
-    env = R.FiveTowersMultiAgentEnv({"num_players": 2})
+    env = R.GameMultiAgentEnv({"num_players": 2})
     module = R.MaskedRandomRLModule(observation_space=env.observation_spaces["player_0"],
                                     action_space=env.action_spaces["player_0"], model_config={"seed": 0})
     mask = np.zeros((50, NUM_ACTIONS), dtype=np.float32)
     mask[:, [3, 9, 100]] = 1
-    actions = module.forward_exploration({"obs": {R.OBS_KEY: np.zeros((50, 2116), np.float32), R.MASK_KEY: mask}})
+    actions = module.forward_exploration({"obs": {R.OBS_KEY: np.zeros((50, OBS_SIZE), np.float32), R.MASK_KEY: mask}})
     assert set(actions["actions"].tolist()) == {3, 9, 100}
 
 

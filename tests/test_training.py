@@ -41,10 +41,11 @@ def test_every_setting_is_documented_and_in_the_readme():
     import dataclasses
 
     from five_towers_env.training import config as config_module
+    from five_towers_env.training.config_base import field_docs
 
     for cls in (config_module.TrainConfig, config_module.PPOSettings, config_module.PoolSettings,
                 config_module.ImitationSettings):
-        docs = config_module.field_docs(cls)
+        docs = field_docs(cls)
         assert set(docs) == {f.name for f in dataclasses.fields(cls)}, f"{cls.__name__}: undocumented settings"
     readme = (CONFIGS.parent / "docs" / "training.md").read_text()
     start = readme.index("<!-- settings-table:start -->") + len("<!-- settings-table:start -->")
@@ -175,7 +176,7 @@ def test_exported_policy_matches_the_sb3_policy(smoke_run):
     from sb3_contrib import MaskablePPO
 
     from five_towers_env.agents.policy import PolicyAgent
-    from five_towers_env.wrappers import FiveTowersGymEnv
+    from five_towers_env.wrappers import SingleAgentGymEnv
 
     from agent_checks import check_export_matches_sb3
 
@@ -185,7 +186,8 @@ def test_exported_policy_matches_the_sb3_policy(smoke_run):
     ckpt = run_checkpoints(cfg.run_dir)[-1][1]
     model = MaskablePPO.load(ckpt, device="cpu")
     agent = PolicyAgent(policy)
-    obs = check_export_matches_sb3(model, agent, FiveTowersGymEnv(num_players=2, opponents="random"), lambda e: {})
+    obs = check_export_matches_sb3(model, agent, SingleAgentGymEnv("five_towers", num_players=2, opponents="random"),
+                                   lambda e: {})
     assert PolicyAgent(ckpt).logits(obs).shape == (307,)  # a .zip checkpoint loads too
 
 
@@ -208,7 +210,8 @@ def test_trained_policy_plays_legal_games(smoke_run, num_players, variant):
 
 
 def test_resume_continues_the_run(smoke_run):
-    from five_towers_env.training.selfplay import Trainer, resume_config
+    from five_towers_env.training.checkpoints import resume_config
+    from five_towers_env.training.selfplay import Trainer
 
     cfg, trainer, _ = smoke_run
     ckpt = cfg.run_dir / "checkpoints" / "step_1024.zip"
@@ -256,11 +259,13 @@ def test_cli_repeated_set_flags_accumulate():
 
 
 def test_shipped_policy_plays_with_numpy_alone():
-    from five_towers_env.agents.policy import SHIPPED_POLICY, PolicyAgent
+    from five_towers_env.agents.policy import PolicyAgent
     from five_towers_env.agents.registry import make_agent
+    from five_towers_env.core.game import get_game
     from five_towers_env.play import play_game
 
-    assert SHIPPED_POLICY.exists() and SHIPPED_POLICY.stat().st_size < 5_000_000
+    shipped = get_game("five_towers").policy_path(2, "base")
+    assert shipped.exists() and shipped.stat().st_size < 5_000_000
     agent = make_agent("ppo", seed=0)
     assert isinstance(agent, PolicyAgent) and agent.meta["num_players"] == 2
     result = play_game([agent, make_agent("random", seed=1)], variant="base", seed=9)

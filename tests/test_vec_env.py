@@ -16,7 +16,7 @@ pytest.importorskip("stable_baselines3")
 
 from five_towers_env.core.game import game_names
 from five_towers_env.training.pool import PoolSampler
-from five_towers_env.training.selfplay import ShapedReward, shape_reward
+from five_towers_env.training.reward import ShapedReward, shape_reward
 from five_towers_env.training.vec_env import ProcessVecEnv, SelfPlayVecEnv, one_blas_thread
 from five_towers_env.wrappers.single_agent import SingleAgentGymEnv
 
@@ -111,7 +111,7 @@ def test_snapshot_opponents_decide_in_batches(tmp_path):
 
 def test_batched_evaluation_plays_the_same_games():
     from five_towers_env.agents.policy import PolicyAgent
-    from five_towers_env.training.selfplay import play_games
+    from five_towers_env.training.eval_games import play_games
 
     agent = PolicyAgent()
 

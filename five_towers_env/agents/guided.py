@@ -1,6 +1,6 @@
 """Agents of a policy-value network trained by expert iteration: ``net`` and ``guided`` (numpy only).
 
-A policy-value network file is a policy ``.npz`` (see :mod:`.policy`: the ``mlp`` or ``typed``
+A policy-value network file is a network file (:mod:`.network_file`: the ``mlp`` or ``typed``
 actor) with a **value head** added: ``value.w0``/``value.b0`` (a ReLU layer reading the actor's
 last features: the MLP's last hidden layer, the typed network's trunk) and ``value.w1``/``value.b1``
 (one logit per seat, counted from the observer on). The soft-max of those logits is every seat's
@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from five_towers_env.agents.policy import PolicyAgent, _load_arrays
+from five_towers_env.agents.policy import PolicyAgent
 from five_towers_env.core.blas import blas_threads
 from five_towers_env.core.game import GameSpec, get_game
 from five_towers_env.core.guided_search import PUCT, GuidedResult, guided_search
@@ -50,32 +50,22 @@ class PolicyValueNet:
 
     def __init__(self, path: str | Path | None = None, game: str | None = None) -> None:
         self.policy = PolicyAgent(path if path is not None else shipped_network(game), game=game)
-        _, arrays, _, _ = _load_arrays(self.policy.path)
-        if "value.w0" not in arrays:
+        self.network = self.policy.network
+        if self.network.num_players is None:
             raise ValueError(f"{self.policy.path} has no value head (a ppo policy?): the guided search needs "
                              "a policy-value network trained by expert iteration")
-        self.value = [(arrays["value.w0"], arrays["value.b0"]), (arrays["value.w1"], arrays["value.b1"])]
-        self.num_players = int(self.value[1][0].shape[0])
+        self.num_players = self.network.num_players
         self.game = self.policy.game
         self.meta = self.policy.meta
 
     def features(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Logits and the features the value head reads, for a batch of observations."""
-        pol = self.policy
-        if pol._typed is not None:
-            return pol._typed.forward(obs)
-        h = obs
-        for w, b in pol.layers[:-1]:
-            h = pol._act(h @ w.T + b)
-        w, b = pol.layers[-1]
-        return h @ w.T + b, h
+        return self.network.forward(obs)
 
     def __call__(self, obs: np.ndarray, masks: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Logits ``(B, actions)`` and value shares ``(B, players)`` of a batch of observations."""
         logits, feats = self.features(np.asarray(obs, dtype=np.float32))
-        (w0, b0), (w1, b1) = self.value
-        v = np.maximum(feats @ w0.T + b0, 0.0) @ w1.T + b1
-        return logits, _softmax(v)
+        return logits, _softmax(self.network.value_logits(feats))
 
 
 class NetworkAgent(PolicyAgent):

@@ -21,6 +21,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from five_towers_env.core.game import DEFAULT_GAME
 from five_towers_env.core.gameui import GameUI, get_ui
 
 QUIT_WORDS = ("q", "quit", "exit")
@@ -47,7 +48,7 @@ class HumanAgent:
     test can swap them); ``seed`` is accepted like every agent's and unused: people choose freely.
     """
 
-    def __init__(self, seed: int | None = None, name: str = "human", game: str = "five_towers",
+    def __init__(self, seed: int | None = None, name: str = "human", game: str = DEFAULT_GAME,
                  input: TextIO | None = None, output: TextIO | None = None) -> None:
         self.name = name
         self.game = game

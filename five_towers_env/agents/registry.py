@@ -1,7 +1,7 @@
 """Agents by name, so evaluation, training and the command line can build any of them.
 
-Names are per game: each :class:`~five_towers_env.core.game.Game` maps its registry names to classes
-(:attr:`~five_towers_env.core.game.Game.agents`), and every function here takes ``game=`` (default
+Names are per game: each :class:`~five_towers_env.core.game.GameSpec` maps its registry names to classes
+(:attr:`~five_towers_env.core.game.GameSpec.agents`), and every function here takes ``game=`` (default
 ``"five_towers"``) to say which game's names it means; ``random`` and ``human`` serve every game.
 
 Every entry point (``five-towers --agents mcts:simulations=100``, ``evaluate()``, training pools)
@@ -26,15 +26,7 @@ from typing import Any
 import numpy as np
 
 from five_towers_env.core.agent import Agent
-from five_towers_env.core.game import DEFAULT_GAME, Game, get_game
-
-
-def __getattr__(name: str) -> Any:
-    # 5 Towers' agents, name -> "module:Class" (code from before there were two games); on first use,
-    # so that importing the registry imports no game
-    if name == "AGENTS":
-        return get_game(DEFAULT_GAME).agents
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+from five_towers_env.core.game import DEFAULT_GAME, GameSpec, get_game
 
 
 class AgentSettingError(ValueError):
@@ -45,32 +37,32 @@ class AgentSettingTypeError(AgentSettingError, TypeError):
     """An agent setting of the wrong type (both a ``ValueError`` and a ``TypeError``)."""
 
 
-def agents_of(game: str | Game = DEFAULT_GAME) -> Mapping[str, str]:
+def agents_of(game: str | GameSpec = DEFAULT_GAME) -> Mapping[str, str]:
     """The registry of ``game``: name -> ``"module:Class"`` (``ValueError`` for an unknown game)."""
     return get_game(game).agents
 
 
-def unknown_agent_message(name: Any, game: str | Game = DEFAULT_GAME) -> str:
+def unknown_agent_message(name: Any, game: str | GameSpec = DEFAULT_GAME) -> str:
     """The message for an agent name ``game`` does not have, listing the ones it has."""
     g = get_game(game)
-    # 5 Towers' message predates the second game; keep it word for word
+    # the default game's agents need no "for <game>"
     where = "" if g.name == DEFAULT_GAME else f" for {g.title}"
     return f"unknown agent {name!r}{where}; known: {', '.join(g.agents)}"
 
 
-def _check_name(name: Any, game: str | Game = DEFAULT_GAME) -> str:
+def _check_name(name: Any, game: str | GameSpec = DEFAULT_GAME) -> str:
     if not isinstance(name, str) or name not in agents_of(game):
         raise AgentSettingError(unknown_agent_message(name, game))
     return name
 
 
-def agent_class(name: str, *, game: str | Game = DEFAULT_GAME) -> type:
+def agent_class(name: str, *, game: str | GameSpec = DEFAULT_GAME) -> type:
     """The class registered as ``name`` for ``game`` (imported on first use)."""
     module, cls = agents_of(game)[_check_name(name, game)].split(":")
     return getattr(importlib.import_module(module), cls)
 
 
-def agent_settings(name: str, *, game: str | Game = DEFAULT_GAME) -> dict[str, Any]:
+def agent_settings(name: str, *, game: str | GameSpec = DEFAULT_GAME) -> dict[str, Any]:
     """The keyword settings agent ``name`` of ``game`` accepts (``seed`` excluded), each with its type hint."""
     return _agent_settings(name, get_game(game).name)
 
@@ -133,7 +125,7 @@ def _describe(hint: Any) -> str:
 
 
 def check_agent_settings(name: str, settings: Mapping[str, Any], *,
-                         game: str | Game = DEFAULT_GAME) -> dict[str, Any]:
+                         game: str | GameSpec = DEFAULT_GAME) -> dict[str, Any]:
     """Raise :class:`AgentSettingError` (or :class:`AgentSettingTypeError`) unless every setting is one
     agent ``name`` of ``game`` takes, with a value of its type; return the settings as a dict."""
     valid = agent_settings(_check_name(name, game), game=game)
@@ -168,7 +160,7 @@ def _parse_value(text: str) -> Any:
         return text
 
 
-def parse_agent_text(text: str, *, game: str | Game = DEFAULT_GAME) -> tuple[str, dict[str, Any]]:
+def parse_agent_text(text: str, *, game: str | GameSpec = DEFAULT_GAME) -> tuple[str, dict[str, Any]]:
     """``"name"`` or ``"name:key=value,key=value"`` -> ``(name, settings)``, checked against ``game``'s
     agents (values are Python literals, else strings); :class:`AgentSettingError` says what is wrong."""
     if not isinstance(text, str):
@@ -185,13 +177,13 @@ def parse_agent_text(text: str, *, game: str | Game = DEFAULT_GAME) -> tuple[str
     return name, settings
 
 
-def make_agent_from_text(text: str, /, seed: int | None = None, *, game: str | Game = DEFAULT_GAME) -> Agent:
+def make_agent_from_text(text: str, /, seed: int | None = None, *, game: str | GameSpec = DEFAULT_GAME) -> Agent:
     """Build an agent from a spec string such as ``"mcts:simulations=50"`` (see :func:`parse_agent_text`)."""
     name, settings = parse_agent_text(text, game=game)
     return make_agent(name, seed=seed, game=game, **settings)
 
 
-def make_agent(name: str, /, seed: int | None = None, *, game: str | Game = DEFAULT_GAME, **kwargs: Any) -> Agent:
+def make_agent(name: str, /, seed: int | None = None, *, game: str | GameSpec = DEFAULT_GAME, **kwargs: Any) -> Agent:
     """Build an agent of ``game`` by registry name (``"mcts"`` accepts e.g. ``simulations=200``).
 
     Unknown names and settings raise :class:`AgentSettingError` listing the valid ones (of that

@@ -9,6 +9,8 @@
   move logs, records, replays);
 * :mod:`~five_towers_env.core.search`: the determinised Monte Carlo search every game's ``mcts``
   agent runs, with the game's own hooks;
+* :mod:`~five_towers_env.core.typed_net`: the ``typed`` policy network's layout (a game declares its own,
+  ``GameSpec.architectures``) and its numpy forward pass;
 * :mod:`~five_towers_env.core.errors`: :class:`IllegalActionError`, :class:`PositionError`;
 * :mod:`~five_towers_env.core.codec`, :mod:`~five_towers_env.core.layout`,
   :mod:`~five_towers_env.core.position_checks`: helpers a game builds its action names,

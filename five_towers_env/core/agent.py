@@ -48,4 +48,21 @@ class RandomAgent:
         return int(legal[self.rng.integers(len(legal))])
 
 
-__all__ = ["Agent", "RandomAgent", "SetupWarning", "legal_actions"]
+def best_after(view: Any, legal: list[int], key: Any, rng: np.random.Generator) -> int:
+    """One-ply search on the engine (any game's state with ``clone`` and ``apply_action``): the legal action
+    whose successor (a clone of ``view`` with the action applied) has the largest ``key(successor)``, ties
+    broken uniformly with ``rng`` (every game's ``greedy`` agent)."""
+    best: list[int] = []
+    best_key = None
+    for a in legal:
+        child = view.clone(rng=view.rng)  # a shared throwaway generator: no deepcopy
+        child.apply_action(a)
+        k = key(child)
+        if best_key is None or k > best_key:
+            best, best_key = [a], k
+        elif k == best_key:
+            best.append(a)
+    return int(best[rng.integers(len(best))]) if len(best) > 1 else int(best[0])
+
+
+__all__ = ["Agent", "RandomAgent", "SetupWarning", "best_after", "legal_actions"]

@@ -257,10 +257,6 @@ def _own_and_inherited(cls: type) -> set[str]:
     return names
 
 
-#: the name of :class:`GameEnv` before the game contract
-GameEnvExtras = GameEnv
-
-
 def wrap_env(raw: AECEnv) -> AECEnv:
     """``raw`` wrapped as PettingZoo classic environments are: an illegal move ends the game with
     -1 for the offender, out-of-bounds actions are caught, and the agent order is enforced."""
@@ -270,4 +266,4 @@ def wrap_env(raw: AECEnv) -> AECEnv:
     return e
 
 
-__all__ = ["GameEnv", "GameEnvExtras", "REQUIRED_ATTRIBUTES", "wrap_env", "action_id", "ActionTypeError", "INFO_KEYS"]
+__all__ = ["GameEnv", "REQUIRED_ATTRIBUTES", "wrap_env", "action_id", "ActionTypeError", "INFO_KEYS"]

@@ -17,10 +17,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-#: the package's own games: name -> the package that registers it (imported on first use)
-BUILTIN_GAMES = {
-    "five_towers": "five_towers_env.games.five_towers",
-    "campanile": "five_towers_env.games.campanile",
+
+@dataclass(frozen=True)
+class BuiltinGame:
+    """What is known of one of the package's own games before its package is imported: where it lives
+    and the ids it publishes (so that :mod:`five_towers_env.registration` registers them without
+    importing any game's rules). Its spec must say the same (:func:`register_game` checks)."""
+
+    module: str
+    env: str
+    pettingzoo_id: str
+    gymnasium_id: str
+
+
+# The one place outside the games that names them (tests/test_game_neutral.py allows these two
+# tables only): the built-in games must be found by name before any of them is imported.
+#: the package's own games: name -> where it lives and its ids (its package is imported on first use)
+BUILTIN_GAMES: Mapping[str, BuiltinGame] = {
+    "five_towers": BuiltinGame("five_towers_env.games.five_towers", "five_towers_env.games.five_towers.aec:env",
+                               "five_towers_env/FiveTowers-v0", "five_towers_env/FiveTowers-v0"),
+    "campanile": BuiltinGame("five_towers_env.games.campanile", "five_towers_env.games.campanile.aec:env",
+                             "five_towers_env/Campanile-v0", "five_towers_env/Campanile-v0"),
 }
 #: the game a tool plays when none is named
 DEFAULT_GAME = "five_towers"
@@ -91,6 +108,12 @@ class GameSpec:
             package, played by the ``net`` and ``guided`` agents (expert iteration).
         chance: ``"module:Class"`` of the game's :class:`~five_towers_env.core.chance.ChanceState`: its
             random events as chance nodes (the OpenSpiel adapter); empty: none.
+        observations: the game's other observations besides ``"flat"`` (the environment's own vector):
+            name -> ``"module:callable"`` wrapping the game's ``raw_env`` in a PettingZoo wrapper whose
+            ``observe`` / ``observation_space`` give that observation (``SingleAgentGymEnv(observation=name)``).
+        architectures: the policy networks that read the game's observation layout, besides ``mlp`` (which
+            reads any game's): name -> ``"module:attribute"`` of the layout that network reads (``typed``: a
+            :class:`~five_towers_env.core.typed_net.TypedLayout`).
     """
 
     name: str
@@ -115,6 +138,8 @@ class GameSpec:
     observe: str = ""
     shipped_networks: Mapping[str, str] = field(default_factory=dict)
     chance: str = ""
+    observations: Mapping[str, str] = field(default_factory=dict)
+    architectures: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         targets = ("raw_env", "env", "agent_info", "check_setup", "ui", "determinize")
@@ -126,6 +151,9 @@ class GameSpec:
             problems.append(f"players {self.min_players}..{self.max_players} is not a range")
         if self.num_actions < 1 or self.observation_size < 1:
             problems.append("num_actions and observation_size must be positive")
+        problems += [f"{kind}[{name!r}] must name 'module:attribute', got {target!r}"
+                     for kind in ("observations", "architectures")
+                     for name, target in getattr(self, kind).items() if ":" not in target]
         if problems:
             raise ValueError(f"game spec {self.name!r}: " + "; ".join(problems))
         object.__setattr__(self, "agents", {**RANDOM_AGENT, **dict(self.agents), **LAST_AGENTS})
@@ -172,6 +200,22 @@ class GameSpec:
             raise ValueError(f"{self.title} declares no chance model (GameSpec.chance): it has no OpenSpiel adapter")
         return load(self.chance)
 
+    def observation_wrapper(self, name: str) -> Callable[[Any], Any]:
+        """The wrapper giving the game's observation ``name`` (:attr:`observations`); ``ValueError`` naming
+        the ones it has."""
+        if name not in self.observations:
+            known = ", ".join(repr(n) for n in ("flat", *self.observations))
+            raise ValueError(f"{self.title} has no observation {name!r}; its observations: {known}")
+        return load(self.observations[name])
+
+    def architecture(self, name: str) -> Any:
+        """The layout the network ``name`` reads in this game (:attr:`architectures`); ``ValueError`` if the
+        game declares none for it."""
+        if name not in self.architectures:
+            known = ", ".join(["mlp", *self.architectures])
+            raise ValueError(f"{self.title} has no {name} network (GameSpec.architectures); its networks: {known}")
+        return load(self.architectures[name])
+
     def _package_file(self, rel: str) -> Path:
         return Path(importlib.import_module(self.module).__file__).parent / rel  # type: ignore[arg-type]
 
@@ -209,6 +253,26 @@ class GameSpec:
 #: name -> spec of every game registered so far
 _REGISTRY: dict[str, GameSpec] = {}
 _plugins_loaded = False
+#: called with each game newly registered (the PettingZoo / Gymnasium ids: :mod:`five_towers_env.registration`
+#: subscribes, so that this module imports nothing of the package)
+_ON_REGISTER: list[Callable[[GameSpec], None]] = []
+
+
+def on_register(callback: Callable[[GameSpec], None]) -> None:
+    """Call ``callback(spec)`` for every game registered from now on (once per callback)."""
+    if callback not in _ON_REGISTER:
+        _ON_REGISTER.append(callback)
+
+
+def _check_builtin(spec: GameSpec) -> None:
+    """A built-in game's spec must publish what :data:`BUILTIN_GAMES` says it does (ids are registered from it)."""
+    builtin = BUILTIN_GAMES.get(spec.name)
+    if builtin is None:
+        return
+    declared = (builtin.module, builtin.env, builtin.pettingzoo_id, builtin.gymnasium_id)
+    if (spec.module, spec.env, spec.pettingzoo_id, spec.gymnasium_id) != declared:
+        raise ValueError(f"game spec {spec.name!r}: module, env, pettingzoo_id and gymnasium_id must be "
+                         f"{declared} as BUILTIN_GAMES declares them")
 
 
 def register_game(spec: GameSpec) -> GameSpec:
@@ -218,11 +282,11 @@ def register_game(spec: GameSpec) -> GameSpec:
     known = _REGISTRY.get(spec.name)
     if known is not None and known != spec:
         raise ValueError(f"a different game is already registered as {spec.name!r} (from {known.module})")
+    _check_builtin(spec)
     _REGISTRY[spec.name] = spec
     if known is None:
-        from five_towers_env.registration import register_ids
-
-        register_ids(spec)  # PettingZoo / Gymnasium ids, if those are imported already
+        for callback in list(_ON_REGISTER):
+            callback(spec)
     return spec
 
 
@@ -251,7 +315,7 @@ def get_game(name: str | GameSpec | None = None) -> GameSpec:
     if not isinstance(name, str):
         raise ValueError(f"unknown game {name!r}; known: {', '.join(game_names())}")
     if name not in _REGISTRY and name in BUILTIN_GAMES:
-        importlib.import_module(BUILTIN_GAMES[name])
+        importlib.import_module(BUILTIN_GAMES[name].module)
     if name not in _REGISTRY:
         _load_plugins()
     if name not in _REGISTRY:
@@ -285,8 +349,6 @@ class _Games(Mapping[str, GameSpec]):
 
 
 GAMES: Mapping[str, GameSpec] = _Games()
-#: the name the spec class had before the game contract (``five_towers_env.games.Game``)
-Game = GameSpec
 
-__all__ = ["GameSpec", "Game", "GAMES", "BUILTIN_GAMES", "DEFAULT_GAME", "register_game", "get_game", "game_names",
-           "load", "parse_setup_key", "setup_key"]
+__all__ = ["GameSpec", "GAMES", "BuiltinGame", "BUILTIN_GAMES", "DEFAULT_GAME", "register_game", "on_register",
+           "get_game", "game_names", "load", "parse_setup_key", "setup_key"]

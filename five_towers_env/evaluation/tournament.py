@@ -200,7 +200,7 @@ class TournamentResult:
 
     def _header(self) -> str:
         c = self.config
-        # 5 Towers' header predates the second game; other games name themselves
+        # the default game's header names no game; other games name themselves
         title = "" if c.get("game", DEFAULT_GAME) == DEFAULT_GAME else f" ({get_game(c['game']).title})"
         return (f"round robin{title}: {len(self.labels)} agents, {len(self.groups)} groups x "
                 f"{c['games_per_group']} games, "

@@ -2,27 +2,19 @@
 
 ``from five_towers_env.games import five_towers, campanile`` gives each game's package: its rules
 engine, ``env()`` / ``raw_env()`` (PettingZoo AEC), ``SPEC`` (its :class:`~five_towers_env.core.game.GameSpec`)
-and its agents. Importing this package imports no game.
-
-Before the game contract this module was the games registry; its names (``GAMES``, ``Game``,
-``get_game``, ``DEFAULT_GAME``, ``load``) still work here, with a ``DeprecationWarning``: they live
-in :mod:`five_towers_env.core.game`.
+and its agents. Importing this package imports no game; the games registry is
+:mod:`five_towers_env.core.game`.
 """
 from __future__ import annotations
 
 import importlib
-import warnings
 from typing import Any
 
-_MOVED = ("GAMES", "Game", "get_game", "DEFAULT_GAME", "load")
+from five_towers_env.core.game import BUILTIN_GAMES
 
 
 def __getattr__(name: str) -> Any:
-    # a game as an attribute (five_towers_env.games.campanile), imported on first use
-    if name in ("five_towers", "campanile"):
-        return importlib.import_module(f"{__name__}.{name}")
-    if name in _MOVED:
-        warnings.warn(f"five_towers_env.games.{name} moved to five_towers_env.core.game.{name}",
-                      DeprecationWarning, stacklevel=2)
-        return getattr(importlib.import_module("five_towers_env.core.game"), name)
+    # a built-in game as an attribute (five_towers_env.games.campanile), imported on first use
+    if name in BUILTIN_GAMES and BUILTIN_GAMES[name].module == f"{__name__}.{name}":
+        return importlib.import_module(BUILTIN_GAMES[name].module)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,15 +1,16 @@
-"""5 Towers for RLlib's new API stack (``RLModule`` / ``Learner`` / ``EnvRunner``): the path for
+"""Every game for RLlib's new API stack (``RLModule`` / ``Learner`` / ``EnvRunner``): the path for
 training that outgrows one machine.
 
 Needs the ``rllib`` extra (``pip install "five-towers-env[rllib]"``, CPU torch first on a machine
 without a GPU). Tested with ray 2.60.0 (gymnasium 1.2.2, torch 2.13.0).
 
-* :class:`FiveTowersMultiAgentEnv`: a ``MultiAgentEnv`` over the PettingZoo AEC environment that keeps
-  the turn structure: each step returns an observation for the seat on move only (the same seat
-  again when it has several decisions in a row), the rewards come at game end, to every seat,
-  together with a last observation for every seat and ``terminateds["__all__"] = True``. An
-  observation is ``{"observations": float32[2116], "action_mask": float32[307]}`` (RLlib's
-  action-masking convention; the AEC env's int8 mask as 0.0 / 1.0).
+* :class:`GameMultiAgentEnv`: a ``MultiAgentEnv`` over the PettingZoo AEC environment of any registered
+  game (``env_config["game"]``) that keeps the turn structure: each step returns an observation for
+  the seat on move only (the same seat again when it has several decisions in a row), the rewards
+  come at game end, to every seat, together with a last observation for every seat and
+  ``terminateds["__all__"] = True``. An observation is ``{"observations": float32[observation size],
+  "action_mask": float32[actions]}`` (RLlib's action-masking convention; the AEC env's int8 mask as
+  0.0 / 1.0; 5 Towers: 2,116 and 307).
 * :class:`ActionMaskingTorchRLModule`: RLlib's default PPO torch module with masked logits (illegal
   actions get the logit ``MASKED_LOGIT``) in exploration, inference and training, so a sampled or
   greedy action is always legal and the PPO loss never sees an illegal one.
@@ -46,8 +47,7 @@ from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModule, RLModuleSpec
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-from five_towers_env.games.five_towers.actions import NUM_ACTIONS
-from five_towers_env.games.five_towers.aec import raw_env
+from five_towers_env.core.game import DEFAULT_GAME, get_game
 
 #: keys of an observation, as in RLlib's action-masking examples
 OBS_KEY = "observations"
@@ -59,36 +59,35 @@ LEARNER = "main"
 RANDOM = "random"
 SNAPSHOT = "snapshot_{}"
 
-ENV_CONFIG_KEYS = ("num_players", "variant", "reward", "explicit")
-
 
 # -- the environment ----------------------------------------------------------------------------
 
-class FiveTowersMultiAgentEnv(MultiAgentEnv):
-    """The AEC environment as a turn-based RLlib ``MultiAgentEnv``.
+class GameMultiAgentEnv(MultiAgentEnv):
+    """A game's AEC environment as a turn-based RLlib ``MultiAgentEnv``.
 
-    ``config`` (RLlib's ``env_config``) takes ``num_players`` (2), ``variant`` (``"base"``),
-    ``reward`` (``"win_loss"``: +1 each winner, -1 every other seat; or ``"margin"``) and
-    ``explicit`` (False), passed to :class:`five_towers_env.games.five_towers.aec.raw_env`.
+    ``config`` (RLlib's ``env_config``) takes ``game`` (a registry name; default
+    :data:`~five_towers_env.core.game.DEFAULT_GAME`), ``num_players`` (2), ``variant`` (the game's default)
+    and the game's own settings, passed to its ``raw_env``, which rejects those it does not have
+    (5 Towers: ``reward`` ``"win_loss"``, +1 each winner and -1 every other seat, or ``"margin"``;
+    ``explicit``. Campanile: ``bet_chip``).
     """
 
     def __init__(self, config: Mapping[str, Any] | None = None) -> None:
         super().__init__()
         config = dict(config or {})
-        unknown = sorted(set(config) - set(ENV_CONFIG_KEYS))
-        if unknown:
-            raise ValueError(f"unknown env_config key(s) {unknown}; known: {', '.join(ENV_CONFIG_KEYS)}")
-        self.aec = raw_env(num_players=config.get("num_players", 2), variant=config.get("variant", "base"),
-                           reward=config.get("reward", "win_loss"), explicit=config.get("explicit", False))
+        self.spec = get_game(config.pop("game", DEFAULT_GAME))
+        self.aec = self.spec.make_raw_env(num_players=config.pop("num_players", 2),
+                                          variant=config.pop("variant", self.spec.default_variant), **config)
+        self.num_actions = self.spec.num_actions
         self.possible_agents = list(self.aec.possible_agents)
         self.agents = list(self.possible_agents)
         inner = self.aec.observation_space(self.possible_agents[0])["observation"]
         space = gym.spaces.Dict({
             OBS_KEY: inner,
-            MASK_KEY: gym.spaces.Box(0.0, 1.0, shape=(NUM_ACTIONS,), dtype=np.float32),
+            MASK_KEY: gym.spaces.Box(0.0, 1.0, shape=(self.num_actions,), dtype=np.float32),
         })
         self.observation_spaces = dict.fromkeys(self.possible_agents, space)
-        self.action_spaces = {a: gym.spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.action_spaces = {a: gym.spaces.Discrete(self.num_actions) for a in self.possible_agents}
 
     def _observe(self, agent: str) -> dict[str, np.ndarray]:
         obs = self.aec.observe(agent)
@@ -123,10 +122,8 @@ class FiveTowersMultiAgentEnv(MultiAgentEnv):
         return {nxt: self._observe(nxt)}, {agent: 0.0}, {"__all__": False}, {"__all__": False}, {}
 
     def render(self) -> str:
-        """Text picture of the table."""
-        from five_towers_env.games.five_towers.render import render_text
-
-        return render_text(self.aec.game)
+        """Text picture of the table (the game's ``GameUI.text_view``, public information only)."""
+        return self.spec.load_ui().text_view(self.aec.game, None)
 
 
 # -- the RLModules --------------------------------------------------------------------------------
@@ -136,7 +133,7 @@ def _split(batch: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
     obs = batch[Columns.OBS]
     if not isinstance(obs, Mapping) or MASK_KEY not in obs or OBS_KEY not in obs:
         raise ValueError(f"observations must be dicts with keys {OBS_KEY!r} and {MASK_KEY!r} "
-                         "(FiveTowersMultiAgentEnv's); got " + (f"keys {sorted(obs)}" if isinstance(obs, Mapping)
+                         "(GameMultiAgentEnv's); got " + (f"keys {sorted(obs)}" if isinstance(obs, Mapping)
                                                                 else type(obs).__name__))
     return obs[MASK_KEY], {**batch, Columns.OBS: obs[OBS_KEY]}
 
@@ -150,7 +147,7 @@ def mask_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 def _check_space(space: Any) -> None:
     if not isinstance(space, gym.spaces.Dict) or set(space.spaces) != {OBS_KEY, MASK_KEY}:
         raise ValueError(f"this RLModule needs a Dict observation space with keys {OBS_KEY!r} and {MASK_KEY!r} "
-                         f"(FiveTowersMultiAgentEnv's), got {space}")
+                         f"(GameMultiAgentEnv's), got {space}")
 
 
 class ActionMaskingTorchRLModule(DefaultPPOTorchRLModule):
@@ -198,7 +195,7 @@ class MaskedRandomRLModule(RLModule):
         mask, _ = _split(batch)
         mask = mask.detach().cpu().numpy() if hasattr(mask, "detach") else np.asarray(mask)
         actions = []
-        for row in mask.reshape(-1, NUM_ACTIONS):
+        for row in mask.reshape(-1, mask.shape[-1]):
             legal = np.flatnonzero(row > 0.5)
             actions.append(int(legal[self._rng.integers(len(legal))]) if len(legal) else 0)
         return {Columns.ACTIONS: np.asarray(actions, dtype=np.int64)}
@@ -267,15 +264,18 @@ def snapshot_ids(snapshots: int) -> list[str]:
     return [SNAPSHOT.format(i) for i in range(snapshots)]
 
 
-def selfplay_ppo_config(*, num_players: int = 2, variant: str = "base", reward: str = "win_loss",
-                        num_env_runners: int = 0, num_envs_per_env_runner: int = 16, snapshots: int = 4,
+def selfplay_ppo_config(*, game: str = DEFAULT_GAME, num_players: int = 2, variant: str | None = None,
+                        env_options: Mapping[str, Any] | None = None, num_env_runners: int = 0,
+                        num_envs_per_env_runner: int = 16, snapshots: int = 4,
                         random_weight: float = 0.25, self_play_prob: float = 0.5,
                         hiddens: Sequence[int] = (256, 256), train_batch_size: int = 4000,
                         minibatch_size: int = 500, num_epochs: int = 4, lr: float = 3e-4, gamma: float = 1.0,
                         lambda_: float = 0.95, entropy_coeff: float = 0.01, num_learners: int = 0,
                         num_gpus_per_learner: float = 0, seed: int | None = None) -> PPOConfig:
     """A ``PPOConfig`` for self-play of one shared policy ``"main"`` (an
-    :class:`ActionMaskingTorchRLModule`) in every seat, against a frozen pool.
+    :class:`ActionMaskingTorchRLModule`) in every seat of ``game`` (``variant`` None: its default; the
+    game's own ``raw_env`` settings in ``env_options``, e.g. 5 Towers' ``{"reward": "margin"}``), against a
+    frozen pool.
 
     Each game is self-play with probability ``self_play_prob``; otherwise ``"main"`` takes one seat
     and every other seat gets ``"random"`` (a :class:`MaskedRandomRLModule`) with weight
@@ -287,6 +287,7 @@ def selfplay_ppo_config(*, num_players: int = 2, variant: str = "base", reward: 
     the networks in the driver; more learners are Ray actors that split each batch (data-parallel),
     with ``num_gpus_per_learner`` GPUs each. ``train_batch_size`` is per learner.
     """
+    spec = get_game(game)
     snaps = snapshot_ids(snapshots)
     opponents = ([RANDOM] if random_weight > 0 else []) + snaps
     weights = ([random_weight] if random_weight > 0 else []) + [(1.0 - random_weight) / max(1, len(snaps))] * len(snaps)
@@ -299,8 +300,9 @@ def selfplay_ppo_config(*, num_players: int = 2, variant: str = "base", reward: 
     specs.update({s: RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config=model_config) for s in snaps})
     config = (
         PPOConfig()
-        .environment(FiveTowersMultiAgentEnv,
-                     env_config={"num_players": num_players, "variant": variant, "reward": reward},
+        .environment(GameMultiAgentEnv,
+                     env_config={**dict(env_options or {}), "game": spec.name, "num_players": num_players,
+                                 "variant": spec.default_variant if variant is None else variant},
                      # RLlib's env check steps with unmasked random actions, which the env rejects
                      disable_env_checking=True)
         .env_runners(num_env_runners=num_env_runners, num_envs_per_env_runner=num_envs_per_env_runner,
@@ -414,20 +416,22 @@ class RLlibAgentFactory:
 
 
 def evaluate_module(module: RLModule, opponent: str = "random", num_games: int = 40, num_players: int = 2,
-                    variant: str = "base", seed: int = 0, deterministic: bool = True) -> dict[str, Any]:
-    """Play ``num_games`` seeded, seat-rotated games (paired deals) of ``module`` against
-    ``num_players - 1`` copies of the registry agent ``opponent``, in this process; return the
+                    variant: str | None = None, seed: int = 0, deterministic: bool = True,
+                    game: str = DEFAULT_GAME) -> dict[str, Any]:
+    """Play ``num_games`` seeded, seat-rotated games (paired deals) of ``game`` (``variant`` None: its default)
+    between ``module`` and ``num_players - 1`` copies of the game's registry agent ``opponent``, in this
+    process; return the
     module's summary row of :func:`five_towers_env.evaluation.match.evaluate` (``win_rate``: a
     ``j``-way shared win counts ``1/j``; ``ci_low`` / ``ci_high``; ``strict_win_rate``...)."""
     from five_towers_env.evaluation.match import evaluate
 
     factory = RLlibAgentFactory(module, label="rllib", deterministic=deterministic)
     result = evaluate([factory] + [opponent] * (num_players - 1), num_games=num_games, num_players=num_players,
-                      variant=variant, seed=seed, workers=1, progress=False)
+                      variant=variant, seed=seed, workers=1, progress=False, game=game)
     return result.agents[0]
 
 
-__all__ = ["ActionMaskingTorchRLModule", "FiveTowersMultiAgentEnv", "LEARNER", "MASKED_LOGIT", "MASK_KEY",
+__all__ = ["ActionMaskingTorchRLModule", "GameMultiAgentEnv", "LEARNER", "MASKED_LOGIT", "MASK_KEY",
            "MaskedRandomRLModule", "OBS_KEY", "PoolMapping", "RANDOM", "RLlibAgent", "RLlibAgentFactory",
            "SelfPlayMetrics", "evaluate_module", "learner_module", "load_module", "mask_logits", "selfplay_ppo_config",
            "snapshot_ids", "snapshot_learner", "train_selfplay"]

@@ -23,17 +23,17 @@ Needs the ``rl`` extra (the checkpoints are MaskablePPO ``.zip`` files).
 from __future__ import annotations
 
 import argparse
-import csv
 import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from five_towers_env.agents.policy import export_policy
-from five_towers_env.atomic import atomic_open, write_bytes
-from five_towers_env.training.checkpoints import checkpoint_state
-from five_towers_env.training.selfplay import evaluation_table, plot_learning_curve, resume_config
+from five_towers_env.agents.network_file import export_policy
+from five_towers_env.atomic import write_bytes
+from five_towers_env.training.checkpoints import checkpoint_state, resume_config
+from five_towers_env.training.eval_games import evaluation_table
+from five_towers_env.training.run_folder import plot_curve, write_csv
 
 CURVE_CSV = "checkpoint_curve.csv"
 CURVE_PNG = "checkpoint_curve.png"
@@ -70,7 +70,7 @@ def checkpoint_curve(run_dir: str | Path, opponents: list[str], games: int = 100
                      workers: int | None = 1, progress: bool = False, out: str | Path | None = None,
                      until: float | None = None) -> list[dict[str, Any]]:
     """Evaluate each checkpoint of ``run_dir`` against ``opponents`` (agents of the run's game) over ``games``
-    seeded games (see :func:`~five_towers_env.training.selfplay.evaluation_table`); write the CSV and PNG into
+    seeded games (see :func:`~five_towers_env.training.eval_games.evaluation_table`); write the CSV and PNG into
     ``out`` (default: the run folder) and return the rows (one per checkpoint). With ``until``, stop at the
     first checkpoint that reaches that win rate with a strict rate above one half against every opponent,
     and write its policy as ``policy_at_goal.npz``."""
@@ -93,12 +93,9 @@ def checkpoint_curve(run_dir: str | Path, opponents: list[str], games: int = 100
             if until is not None and _reached(rows[-1], opponents, until):
                 write_bytes(out_dir / GOAL_POLICY, npz.read_bytes())
                 break
-    with atomic_open(out_dir / CURVE_CSV, "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    plot_learning_curve(out_dir / CURVE_CSV, out_dir / CURVE_PNG,
-                        title=f"{run_dir.name}: win rate at each checkpoint ({games} games per point)")
+    write_csv(out_dir / CURVE_CSV, rows)
+    plot_curve(out_dir / CURVE_CSV, out_dir / CURVE_PNG,
+               title=f"{run_dir.name}: win rate at each checkpoint ({games} games per point)")
     return rows
 
 

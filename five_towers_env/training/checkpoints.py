@@ -8,6 +8,7 @@ written by :func:`five_towers_env.atomic.atomic_paths` under temporary names
 ``.json`` first, so a run killed while saving leaves its previous checkpoints whole and at worst a
 ``.partial-`` file (or, between the two renames, a ``.json`` without its ``.zip``).
 
+``--resume`` takes a checkpoint or a run folder (its newest whole checkpoint: :func:`resolve_checkpoint`).
 A resumed run writes into the run folder that holds its checkpoint (the checkpoint's grandparent),
 whatever folder the checkpoint's config recorded: a copied or moved run continues in the copy.
 """
@@ -15,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import zipfile
 import zlib
 from pathlib import Path
@@ -112,21 +112,30 @@ def newest_hint(checkpoint: Path) -> str:
     return f"; the newest whole checkpoint is {newest} (five-towers train --resume {newest})"
 
 
-def checkpoint_state(checkpoint: str | Path) -> dict[str, Any]:
-    """The state saved beside a checkpoint ``step_N.zip`` in ``step_N.json``, after checking both:
-    a missing checkpoint, a missing ``.json`` companion (naming both paths), a folder, a file that is
-    not a checkpoint ``.zip``, an incomplete one (a cut-off save: the message names the newest whole
-    checkpoint) or a ``.json`` that is not a checkpoint's raise a clear error (``FileNotFoundError``
-    for the missing ones, :class:`CheckpointError` for the rest)."""
+def resolve_checkpoint(checkpoint: str | Path) -> Path:
+    """The checkpoint ``--resume`` names: a file as given, a folder's (a run folder or its ``checkpoints/``)
+    newest whole checkpoint; :class:`CheckpointError` for a folder holding none."""
     path = Path(checkpoint)
-    if path.is_dir():
-        newest = newest_whole_checkpoint(path)
-        raise CheckpointError(f"--resume {path} is a folder; give a checkpoint file, "
-                              f"runs/<name>/checkpoints/step_N.zip{f' (e.g. {newest})' if newest else ''}")
+    if not path.is_dir():
+        return path
+    newest = newest_whole_checkpoint(path)
+    if newest is None:
+        raise CheckpointError(f"--resume {path}: no whole checkpoint in it (a run folder holds them as "
+                              "checkpoints/step_N.zip)")
+    return newest
+
+
+def checkpoint_state(checkpoint: str | Path) -> dict[str, Any]:
+    """The state saved beside a checkpoint ``step_N.zip`` in ``step_N.json`` (or a run folder's newest, see
+    :func:`resolve_checkpoint`), after checking both: a missing checkpoint, a missing ``.json`` companion
+    (naming both paths), a file that is not a checkpoint ``.zip``, an incomplete one (a cut-off save: the
+    message names the newest whole checkpoint) or a ``.json`` that is not a checkpoint's raise a clear error
+    (``FileNotFoundError`` for the missing ones, :class:`CheckpointError` for the rest)."""
+    path = resolve_checkpoint(checkpoint)
     if path.suffix != ".zip":
         hint = f"; did you mean {path.with_suffix('.zip')}?" if path.with_suffix(".zip").is_file() else ""
-        raise CheckpointError(f"--resume takes a checkpoint .zip (runs/<name>/checkpoints/step_N.zip), "
-                              f"got {path}{hint}")
+        raise CheckpointError(f"--resume {path}: not a run folder or its checkpoint (<run>/checkpoints/step_N.zip)"
+                              f"{hint}")
     companion = path.with_suffix(".json")
     if not path.exists():
         also = (f" (its companion {companion} exists: the .zip was moved or deleted, or its save was cut off)"
@@ -160,12 +169,13 @@ def checkpoint_run_dir(checkpoint: str | Path) -> Path | None:
 
 
 def resume_config(checkpoint: str | Path) -> TrainConfig:
-    """The config stored beside a checkpoint, with its run folder (``out_dir`` / ``name``) moved to
-    the folder that holds the checkpoint (see :func:`checkpoint_state` for the errors)."""
+    """The config stored beside a checkpoint (or a run folder's newest), with its run folder (``out_dir`` /
+    ``name``) moved to the folder that holds the checkpoint (see :func:`checkpoint_state` for the errors)."""
     import dataclasses
 
     from five_towers_env.training.config import ConfigError
 
+    checkpoint = resolve_checkpoint(checkpoint)
     state = checkpoint_state(checkpoint)
     try:
         cfg = config_from_dict(state["config"])
@@ -209,52 +219,11 @@ def _same_folder(a: Path, b: Path) -> bool:
     return os.path.abspath(a) == os.path.abspath(b)
 
 
-def write_problem(folder: Path) -> str | None:
-    """Why files cannot be written into ``folder`` (made if missing), or ``None``; writes nothing
-    that stays: it tries a scratch file in the nearest existing folder, since permission bits do
-    not tell (root, read-only mounts)."""
-    existing = next((p for p in (folder, *folder.parents) if p.exists()), Path("."))
-    if not existing.is_dir():
-        return f"{existing} is a file, not a folder"
-    try:
-        with tempfile.TemporaryFile(dir=existing):
-            pass
-    except OSError as exc:
-        return f"{existing} cannot be written: {exc.strerror or exc}"
-    return None
-
-
 # -- a new run over an old one ---------------------------------------------------------------------
 
 #: what a training run writes into its run folder (checkpoint_curve.py's files included): a folder
 #: holding any of them holds a run, and ``five-towers train --force`` removes these and only these
+#: (:class:`~.run_folder.RunFolder`)
 RUN_FILES = ("config.yaml", "checkpoints", "snapshots", "tb", "eval_log.csv", "policy.npz", "learning_curve.png",
              "final_eval.md", "final_eval.json", "checkpoint_curve.csv", "checkpoint_curve.png", "policy_at_goal.npz",
              "provenance.json")
-
-
-def run_files(folder: Path, names: tuple[str, ...] = RUN_FILES) -> list[Path]:
-    """The files of a run in ``folder``: those of ``names`` there (a folder only when not empty)."""
-    found = [folder / name for name in names]
-    return [p for p in found if p.is_file() or (p.is_dir() and any(p.iterdir()))]
-
-
-def remove_run_files(folder: Path, names: tuple[str, ...] = RUN_FILES) -> None:
-    """Remove the files ``names`` of the run in ``folder`` (folders with what they hold) and the
-    temporaries a killed run left (``.partial-``); other files in ``folder`` stay."""
-    import shutil
-
-    from five_towers_env.atomic import PARTIAL
-
-    for path in [folder / name for name in names] + sorted(folder.glob(f".*{PARTIAL}*")):
-        if path.is_dir() and not path.is_symlink():
-            shutil.rmtree(path)
-        elif path.exists() or path.is_symlink():
-            path.unlink()
-
-
-def existing_run_message(folder: Path, found: list[Path], resume: str) -> str:
-    """The one-line error for a new run into ``folder``, which holds the run files ``found``."""
-    names = ", ".join(p.name + ("/" if p.is_dir() else "") for p in found[:4]) + (", ..." if len(found) > 4 else "")
-    return (f"the run folder {folder} holds a run already ({names}): continue it with {resume}, start a new one "
-            "beside it with --set name=NAME, or start over with --force (deletes that run's files first)")

@@ -2,19 +2,20 @@
 
 Every setting is documented on its field. A config file holds any subset of them (the rest keep
 their defaults) in sections mirroring the dataclasses: top-level run settings, ``ppo:``,
-``pool:`` and ``imitation:``. Unknown keys, wrong types and out-of-range values are errors that name the key.
+``pool:`` and ``imitation:``. Unknown keys, wrong types and out-of-range values are errors that name the key
+(the YAML reading, type checks and settings table are :mod:`.config_base`'s, shared with expert iteration).
 """
 from __future__ import annotations
 
-import copy
 import dataclasses
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, get_type_hints
+from typing import Any
 
 from five_towers_env.core.game import DEFAULT_GAME, GAMES, get_game
 from five_towers_env.numerics import MODES as NUMERICS_MODES
+from five_towers_env.training.config_base import build_blamed, checked_values, read_config_file, write_settings
+from five_towers_env.training.config_base import settings_table as _settings_table
 from five_towers_env.training.setups import ConfigError, init_policy_path, parse_setup, setup_key
 
 #: registry agents that are not opponents to train against or teachers: a person, the trained networks, and
@@ -26,10 +27,6 @@ def baselines(game: str = DEFAULT_GAME) -> tuple[str, ...]:
     """The agents of ``game``'s registry a run may train against, evaluate against or imitate
     (every one but those in :data:`NOT_BASELINES`)."""
     return tuple(name for name in get_game(game).agents if name not in NOT_BASELINES)
-
-
-#: 5 Towers' baselines (kept for code written before there were two games; see :func:`baselines`)
-BASELINES = baselines(DEFAULT_GAME)
 
 
 @dataclass
@@ -60,14 +57,16 @@ class PPOSettings:
     """Hidden layer sizes of the policy and of the value network (separate networks); with
     ``architecture: typed`` only the value network's."""
     architecture: str = "mlp"
-    """Policy network: ``mlp`` (an MLP on the flat observation) or ``typed`` (5 Towers only: one encoder
-    and one action head shared by the five tower types, see ``five_towers_env/training/networks.py``)."""
+    """Policy network: ``mlp`` (an MLP on the flat observation) or ``typed`` (a game that declares a typed
+    layout, ``GameSpec.architectures``; 5 Towers: one encoder and one action head shared by the five tower
+    types, see ``five_towers_env/training/networks.py``)."""
     activation: str = "tanh"
     """Hidden activation: ``tanh`` or ``relu``."""
 
 
-#: ``ppo.architecture`` values and the games each serves (the typed network reads 5 Towers' layout)
-ARCHITECTURES = {"mlp": tuple(GAMES), "typed": ("five_towers",)}
+#: ``ppo.architecture`` values: ``mlp`` reads any game's observation, ``typed`` the layout a game declares
+#: for it (``GameSpec.architectures``)
+ARCHITECTURES = ("mlp", "typed")
 
 
 @dataclass
@@ -197,92 +196,13 @@ class TrainConfig:
 _SECTIONS = {"ppo": PPOSettings, "pool": PoolSettings, "imitation": ImitationSettings}
 
 
-def _as_number(value: Any) -> float | None:
-    """``value`` read as a number if it is a string such as ``"1e5"`` (YAML 1.1 reads exponents without
-    a dot as strings), else None."""
-    if isinstance(value, str):
-        try:
-            return float(value.strip())
-        except ValueError:
-            return None
-    return None
-
-
-def _yaml_reads_a_number(text: str) -> bool:
-    try:
-        import yaml
-
-        return isinstance(yaml.safe_load(text), (int, float)) and not isinstance(yaml.safe_load(text), bool)
-    except Exception:
-        return False
-
-
-def _number_hint(key: str, value: Any, hint: type) -> str | None:
-    """A message telling how to write a number YAML did not read as one (or a float given for an int)."""
-    number = _as_number(value)
-    if number is not None and _yaml_reads_a_number(value):  # a quoted number: not YAML's doing
-        return f"{key}: expected {hint.__name__}, got {value!r} (a string: write it without quotes)"
-    yaml_note = f" (YAML reads {value} as a string)" if number is not None else ""
-    if number is None and isinstance(value, float):
-        number = value
-    if number is None or number != number or number in (float("inf"), float("-inf")):
-        return None
-    if hint is int:
-        if not float(number).is_integer():
-            return f"{key} must be an integer, got {value!r}"
-        return f"{key} must be an integer; write {int(number)}{yaml_note}"
-    return f"{key} must be a number; write {number!r}{yaml_note}"
-
-
-def _check_type(key: str, value: Any, hint: Any) -> Any:
-    """Return ``value`` as the annotated type, or raise naming ``key``."""
-    origin = getattr(hint, "__origin__", None)
-    if hint is float and isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
-    if hint in (int, str, bool):
-        if type(value) is hint:
-            return value
-        if hint is int:
-            message = _number_hint(key, value, hint)
-            if message:
-                raise ConfigError(message)
-        raise ConfigError(f"{key}: expected {hint.__name__}, got {value!r}")
-    if hint is float:
-        message = _number_hint(key, value, hint)
-        if message:
-            raise ConfigError(message)
-    if origin is list:
-        (item,) = hint.__args__
-        if not isinstance(value, list):
-            raise ConfigError(f"{key}: expected a list, got {value!r}")
-        return [_check_type(f"{key}[{i}]", v, item) for i, v in enumerate(value)]
-    if origin is dict:
-        k_hint, v_hint = hint.__args__
-        if not isinstance(value, dict):
-            raise ConfigError(f"{key}: expected a mapping, got {value!r}")
-        return {_check_type(f"{key} key", k, k_hint): _check_type(f"{key}.{k}", v, v_hint) for k, v in value.items()}
-    raise ConfigError(f"{key}: expected {getattr(hint, '__name__', hint)}, got {value!r}")
-
-
-def _build(cls: type, data: Any, prefix: str) -> Any:
-    if not isinstance(data, dict):
-        raise ConfigError(f"{prefix or 'config'}: expected a mapping, got {data!r}")
-    hints = get_type_hints(cls)
-    names = {f.name for f in dataclasses.fields(cls)}
-    unknown = sorted(set(data) - names)
-    if unknown:
-        raise ConfigError(f"unknown key(s) {', '.join(prefix + str(k) for k in unknown)}; "
-                          f"known: {', '.join(sorted(names))}")
-    values = {}
-    if cls is TrainConfig and "variant" not in data and isinstance(data.get("game"), str) and data["game"] in GAMES:
+def _build(data: Any) -> TrainConfig:
+    """A :class:`TrainConfig` of ``data``'s settings, each checked against its field's type (not validated)."""
+    values = checked_values(TrainConfig, data, sections=_SECTIONS)
+    if "variant" not in data and isinstance(data.get("game"), str) and data["game"] in GAMES:
         # the dataclass default ("base") is 5 Towers'; another game starts from its own default
         values["variant"] = get_game(data["game"]).default_variant
-    for key, value in data.items():
-        if key in _SECTIONS and cls is TrainConfig:
-            values[key] = _build(_SECTIONS[key], value, f"{key}.")
-        else:
-            values[key] = _check_type(prefix + key, value, hints[key])
-    return cls(**values)
+    return TrainConfig(**values)
 
 
 def _require(ok: bool, message: str) -> None:
@@ -342,9 +262,10 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     _require(cfg.numerics in NUMERICS_MODES, f"numerics: portable or native, got {cfg.numerics!r}")
     _require(p.activation in ("tanh", "relu"), f"ppo.activation: tanh or relu, got {p.activation!r}")
     _require(p.architecture in ARCHITECTURES, f"ppo.architecture: mlp or typed, got {p.architecture!r}")
-    _require(game.name in ARCHITECTURES[p.architecture],
-             f"ppo.architecture: {p.architecture} is a 5 Towers network (it reads that game's observation layout); "
-             f"{game.title} trains architecture: mlp")
+    _require(p.architecture == "mlp" or p.architecture in game.architectures,
+             f"ppo.architecture: {game.title} has no {p.architecture} network (it reads a layout the game declares, "
+             f"GameSpec.architectures); {game.title} trains architecture: "
+             f"{' or '.join(a for a in ARCHITECTURES if a == 'mlp' or a in game.architectures)}")
     _require(p.batch_size <= p.n_steps * cfg.n_envs,
              f"ppo.batch_size ({p.batch_size}) exceeds the rollout size n_steps * n_envs ({p.n_steps * cfg.n_envs})")
     q = cfg.pool
@@ -368,63 +289,14 @@ def validate(cfg: TrainConfig) -> TrainConfig:
 
 def config_from_dict(data: dict[str, Any]) -> TrainConfig:
     """Build and validate a :class:`TrainConfig` from a mapping (as ``yaml.safe_load`` returns)."""
-    return validate(_build(TrainConfig, data if data is not None else {}, ""))
-
-
-def read_config_file(path: str | Path) -> dict[str, Any]:
-    """The mapping of settings in a YAML config file; raise :class:`ConfigError` for a missing file,
-    a folder, invalid YAML, an empty file or one whose top level is not a mapping."""
-    import yaml
-
-    path = Path(path)
-    if path.is_dir():
-        raise ConfigError(f"config {path} is a folder, not a YAML file (e.g. configs/ppo_selfplay_2p.yaml)")
-    if not path.exists():
-        raise ConfigError(f"config file {path} does not exist")
-    try:
-        data = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as e:
-        raise ConfigError(f"{path}: not valid YAML: {e}") from e
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(f"{path}: cannot read the config: {e}") from e
-    if data is None:
-        raise ConfigError(f"{path}: the config file is empty; it must be a mapping of settings "
-                          "(e.g. total_timesteps: 100000), see configs/ppo_selfplay_2p.yaml")
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: the config must be a mapping of settings (key: value lines), "
-                          f"got a {type(data).__name__} at the top level")
-    return data
-
-
-def _show_override(key: str, value: Any) -> str:
-    return f"--set {key}={value if isinstance(value, str) else json.dumps(value, default=str)}"
+    return validate(_build(data if data is not None else {}))
 
 
 def build_config(data: dict[str, Any], overrides: dict[str, Any] | None = None,
                  source: str = "config") -> TrainConfig:
     """Validate ``data`` (read from ``source``, e.g. the file's path) with ``overrides`` (dotted keys
     from ``--set``) applied; an error names whichever is to blame: the ``--set`` override or ``source``."""
-    overrides = dict(overrides or {})
-    for key, value in overrides.items():  # each override on its own: unknown keys and types
-        try:
-            _build(TrainConfig, apply_overrides({}, {key: value}), "")
-        except ConfigError as e:
-            raise ConfigError(f"{_show_override(key, value)}: {e}") from None
-    try:
-        _build(TrainConfig, data, "")  # the source on its own: unknown keys and types
-    except ConfigError as e:
-        raise ConfigError(f"{source}: {e}") from None
-    try:
-        source_ok = validate(_build(TrainConfig, data, "")) is not None
-    except ConfigError:
-        source_ok = False
-    try:
-        return config_from_dict(apply_overrides(copy.deepcopy(data), overrides))
-    except ConfigError as e:
-        if overrides and source_ok:  # the overrides broke a valid config
-            shown = " ".join(_show_override(k, v) for k, v in overrides.items())
-            raise ConfigError(f"{shown}: {e}") from None
-        raise ConfigError(f"{source}{' (with the --set overrides)' if overrides else ''}: {e}") from None
+    return build_blamed(data, overrides, source, check=_build, build=config_from_dict)
 
 
 def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> TrainConfig:
@@ -437,50 +309,9 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> Tr
     return build_config(data, overrides, source=str(path))
 
 
-def apply_overrides(data: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
-    """Set dotted keys (``{"ppo.n_epochs": 2}``) in a config mapping, in place; returns it."""
-    for dotted, value in overrides.items():
-        node = data
-        *parents, last = dotted.split(".")
-        if not all(parents) or not last:
-            raise ConfigError(f"bad key {dotted!r}; "
-                              "write a setting or section.setting, e.g. ppo.n_epochs")
-        for part in parents:
-            node = node.setdefault(part, {})
-            if not isinstance(node, dict):
-                raise ConfigError(f"{dotted}: {part} is not a section")
-        node[last] = value
-    return data
-
-
-def field_docs(cls: type) -> dict[str, str]:
-    """The docstring written under each field of a settings dataclass, as one line."""
-    import ast
-    import inspect
-    import textwrap
-
-    tree = ast.parse(textwrap.dedent(inspect.getsource(cls))).body[0]
-    assert isinstance(tree, ast.ClassDef)
-    body = tree.body
-    docs = {}
-    for node, after in zip(body, body[1:]):
-        if (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and isinstance(after, ast.Expr)
-                and isinstance(after.value, ast.Constant) and isinstance(after.value.value, str)):
-            docs[node.target.id] = " ".join(after.value.value.split())
-    return docs
-
-
 def settings_table() -> str:
-    """Every setting with its default and meaning, as a Markdown table (the README's)."""
-    rows = ["| setting | default | meaning |", "|---|---|---|"]
-    for prefix, cls in [("", TrainConfig)] + [(f"{k}.", c) for k, c in _SECTIONS.items()]:
-        docs, defaults = field_docs(cls), cls()
-        for f in dataclasses.fields(cls):
-            if not (cls is TrainConfig and f.name in _SECTIONS):
-                value = getattr(defaults, f.name)
-                doc = docs[f.name].replace("``", "`").replace("|", "/")
-                rows.append(f"| `{prefix}{f.name}` | `{value!r}` | {doc} |")
-    return "\n".join(rows)
+    """Every setting with its default and meaning, as a Markdown table (docs/training.md's)."""
+    return _settings_table(TrainConfig, _SECTIONS)
 
 
 def config_to_dict(cfg: TrainConfig) -> dict[str, Any]:
@@ -490,8 +321,4 @@ def config_to_dict(cfg: TrainConfig) -> dict[str, Any]:
 
 def save_config(cfg: TrainConfig, path: str | Path) -> None:
     """Write ``cfg`` as YAML that :func:`load_config` reads back to an equal config."""
-    import yaml
-
-    from five_towers_env.atomic import write_text
-
-    write_text(path, yaml.safe_dump(config_to_dict(cfg), sort_keys=False))
+    write_settings(path, config_to_dict(cfg))

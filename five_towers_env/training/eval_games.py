@@ -1,9 +1,8 @@
 """The games a training run is judged by: evaluations during training (:func:`play_games`, in the
-environment workers with :func:`evaluation_games`), the final table (:func:`final_evaluation`) and the
-learning curve (:func:`plot_learning_curve`)."""
+environment workers with :func:`evaluation_games`) and the final table (:func:`final_evaluation`); the
+learning curve is drawn by :func:`~.run_folder.plot_curve`."""
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 from typing import Any
 
@@ -59,35 +58,6 @@ def evaluation_games(policy: str, game: str, num_players: int, variant: str, opp
     return play_games(agent, num_players, variant, opponents, games, seed, game=game)
 
 
-def plot_learning_curve(eval_log: str | Path, png: str | Path, title: str | None = None) -> Path:
-    """Plot the win rate against each evaluation opponent over training timesteps."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from five_towers_env.atomic import save_figure
-
-    with open(eval_log, newline="") as f:
-        rows = list(csv.DictReader(f))
-    steps = [int(r["timesteps"]) for r in rows]
-    fig, ax = plt.subplots(figsize=(7, 4))
-    for key in rows[0]:
-        if key.startswith("win_rate_vs_"):
-            ax.plot(steps, [float(r[key]) if r.get(key) else np.nan for r in rows], marker=".",
-                    label=key[len("win_rate_vs_"):])
-    ax.set_xlabel("training timesteps (learner decisions)")
-    ax.set_ylabel("win rate")
-    ax.set_ylim(0, 1)
-    ax.grid(alpha=0.3)
-    ax.legend(title="against")
-    ax.set_title(title or f"{Path(eval_log).parent.name}: win rate during training")
-    fig.tight_layout()
-    save_figure(fig, png, dpi=110)
-    plt.close(fig)
-    return Path(png)
-
-
 def evaluation_table(policy: str | Path, num_players: int, variant: str, opponents: list[str], games: int,
                      seed: int = 0, workers: int | None = 1, progress: bool = True,
                      game: str = DEFAULT_GAME) -> list[dict[str, Any]]:
@@ -131,7 +101,7 @@ def final_evaluation(policy: str | Path, cfg: TrainConfig, games: int, workers: 
     from five_towers_env.evaluation.match import WIN_CONVENTION
     from five_towers_env.evaluation.report import write_json, write_text
 
-    title = "" if cfg.game == DEFAULT_GAME else f"{cfg.game}, "  # 5 Towers' heading predates the second game
+    title = "" if cfg.game == DEFAULT_GAME else f"{cfg.game}, "  # the default game's heading names no game
     texts, printed, all_rows = [], [], []
     for players, variant in cfg.setup_list:
         rows = evaluation_table(policy, players, variant, cfg.eval_opponents, games, seed=cfg.seed,

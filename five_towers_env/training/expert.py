@@ -11,37 +11,54 @@ One generation of :class:`ExpertTrainer`:
    and the search opponent ``eval_mcts`` on fixed deals (``eval_seed``): the learning curve
    (``curve.csv``, ``curve.png``, TensorBoard under ``tb/``);
 5. a checkpoint (``checkpoint.pt``, ``buffer.npz``, ``state.json``) and the generation's network
-   (``networks/gen_K.npz``) are written; ``five-towers expert --resume <run>`` goes on from the last one.
+   (``networks/gen_K.npz``) are written; ``five-towers expert --resume <run>`` (or ``<run>/checkpoint.pt``)
+   goes on from the last one (:func:`~.expert_config.resume_expert_config`).
 
 Before the first generation, ``warmup_games`` games of the bare network (sampled moves) teach the
 value head (``warmup_steps`` minibatches; the policy's target there is its own distribution, so it
 stays where it was): the first search then has a value to go by.
 
 The network starts from the game's shipped ``ppo`` policy (``init_policy``); the value head starts fresh.
+The run folder's files are written through :class:`~.run_folder.RunFolder`, as ``five-towers train``'s
+are. Ctrl-C or SIGTERM stops the run (its worker processes too) and raises
+:class:`~.interrupts.TrainingInterrupted` naming the last checkpoint: the one of the last finished
+generation, so that a resumed run plays the same games as one never stopped.
 """
 from __future__ import annotations
 
-import csv
 import json
+import multiprocessing
+import signal
 import time
-from concurrent.futures import ProcessPoolExecutor
+from multiprocessing.pool import Pool
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
-from five_towers_env.atomic import atomic_open, atomic_paths, save_figure
+from five_towers_env.atomic import atomic_paths
 from five_towers_env.core.blas import one_blas_thread
 from five_towers_env.core.game import get_game
-from five_towers_env.training.expert_config import ExpertConfig, load_expert_config, save_expert_config
+from five_towers_env.training.expert_config import ExpertConfig, expert_config_to_dict, last_checkpoint
 from five_towers_env.training.expert_data import Positions, ReplayBuffer, network_games, selfplay_games
+from five_towers_env.training.interrupts import (
+    TrainingInterrupted,
+    default_sigterm,
+    signal_number,
+    sigterm_as_interrupt,
+)
 from five_towers_env.training.pv_model import PolicyValueModel, policy_value_loss
+from five_towers_env.training.run_folder import RunFolder
 
 #: what a run writes into its run folder: a folder holding any of them holds a run, and
 #: ``five-towers expert --force`` removes these and only these
 EXPERT_RUN_FILES = ("config.yaml", "state.json", "checkpoint.pt", "buffer.npz", "network.npz", "networks", "curve.csv",
                     "curve.png", "tb", "provenance.json")
+CURVE_CSV, CURVE_PNG = "curve.csv", "curve.png"
+#: the learning curve's win rates and their labels in ``curve.png``
+CURVE_SERIES = {"net_vs_heuristic": "net vs heuristic", "guided_vs_heuristic": "guided vs heuristic",
+                "net_vs_mcts": "net vs mcts", "guided_vs_mcts": "guided vs mcts"}
 CURVE_FIELDS = ("generation", "games", "positions", "wall_s", "policy_loss", "value_loss",
                 "net_vs_heuristic", "net_vs_heuristic_strict", "guided_vs_heuristic", "guided_vs_heuristic_strict",
                 "net_vs_mcts", "net_vs_mcts_strict", "guided_vs_mcts", "guided_vs_mcts_strict")
@@ -49,6 +66,10 @@ CURVE_FIELDS = ("generation", "games", "positions", "wall_s", "policy_loss", "va
 
 def _worker_init() -> None:
     one_blas_thread()
+    # Ctrl-C reaches the trainer, which ends the workers with SIGTERM: its default action, whatever
+    # handler the trainer's process had when it forked them
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _chunks(seeds: list[int], parts: int) -> list[list[int]]:
@@ -62,10 +83,11 @@ class ExpertTrainer:
     def __init__(self, cfg: ExpertConfig, resume: bool = False) -> None:
         self.cfg = cfg
         self.dir = cfg.run_dir
+        self.folder = RunFolder(cfg.run_dir, EXPERT_RUN_FILES)
         self.spec = get_game(cfg.game)
         torch.manual_seed(cfg.seed)
         self.model = PolicyValueModel(cfg.architecture, self.spec.observation_size, self.spec.num_actions,
-                                      cfg.num_players, cfg.hidden)
+                                      cfg.num_players, cfg.hidden, game=self.spec.name)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate,
                                           weight_decay=cfg.weight_decay)
         self.buffer = ReplayBuffer(cfg.buffer_positions)
@@ -77,9 +99,7 @@ class ExpertTrainer:
         self.losses = {"policy_loss": float("nan"), "value_loss": float("nan")}
         if resume:
             self._load()
-        else:
-            self.dir.mkdir(parents=True, exist_ok=True)
-            save_expert_config(cfg, self.dir / "config.yaml")
+        else:  # the policy first: a bad init_policy writes nothing
             init = cfg.init_policy
             if init == "shipped":
                 path = self.spec.default_policy()
@@ -88,6 +108,7 @@ class ExpertTrainer:
                 self.model.load_policy(path)
             elif init != "none":
                 self.model.load_policy(init)
+        self.folder.write_config(expert_config_to_dict(cfg))
 
     # -- the run ------------------------------------------------------------------------------
 
@@ -97,7 +118,8 @@ class ExpertTrainer:
         return self.wall_before + time.perf_counter() - self.start
 
     def run(self, progress: bool = True) -> Path:
-        """Play and train until ``generations`` are done; returns the run folder."""
+        """Play and train until ``generations`` are done; returns the run folder. Ctrl-C or SIGTERM ends the
+        workers and raises :class:`~.interrupts.TrainingInterrupted` naming the last checkpoint."""
         from tqdm import tqdm
 
         cfg = self.cfg
@@ -109,14 +131,28 @@ class ExpertTrainer:
         total = cfg.generations * cfg.games_per_generation
         bar = tqdm(total=total, initial=min(total, self.generation * cfg.games_per_generation), unit="game",
                    desc=f"expert {cfg.name}", disable=not progress, dynamic_ncols=True)
-        with ProcessPoolExecutor(cfg.workers, initializer=_worker_init) as pool:
-            if self.generation == 0 and len(self.buffer) == 0 and cfg.warmup_games:
-                self._warmup(pool)
-            while self.generation < cfg.generations:
-                self._generation(pool, bar, writer)
+        pool: Pool | None = None
+        try:
+            with sigterm_as_interrupt():
+                if self.generation < cfg.generations:
+                    with default_sigterm():  # the workers must not inherit the handler of this block
+                        pool = multiprocessing.get_context().Pool(cfg.workers, initializer=_worker_init)
+                    if self.generation == 0 and len(self.buffer) == 0 and cfg.warmup_games:
+                        self._warmup(pool)
+                    while self.generation < cfg.generations:
+                        self._generation(pool, bar, writer)
+        except KeyboardInterrupt as e:
+            bar.close()
+            raise TrainingInterrupted(last_checkpoint(self.dir), signal_number(e), saved=False) from None
+        finally:
+            if pool is not None:  # the workers ignore Ctrl-C; their games, if any, are lost anyway
+                pool.terminate()
+                pool.join()
+            writer.close()
         bar.close()
-        writer.close()
         self._export(self.dir / "network.npz")
+        self.folder.plot_curve(CURVE_CSV, CURVE_PNG, series=CURVE_SERIES, x="wall_s",
+                               title=f"expert iteration: {self.dir.name}")
         return self.dir
 
     def _export(self, path: Path) -> Path:
@@ -125,30 +161,29 @@ class ExpertTrainer:
                                  name=cfg.name, generation=self.generation, games=self.games, seed=cfg.seed,
                                  method="expert_iteration")
 
-    def _play(self, pool: ProcessPoolExecutor, function: Any, seeds: list[int], *args: Any,
-              bar: Any = None) -> Positions:
+    def _play(self, pool: Pool, function: Any, seeds: list[int], *args: Any, bar: Any = None) -> Positions:
         """Run ``function(network, game, players, variant, seeds, *args)`` over the workers."""
         cfg = self.cfg
         network = str(self._export(self.dir / "network.npz"))
         parts = _chunks(seeds, cfg.workers * 4)
-        futures = [pool.submit(function, network, cfg.game, cfg.num_players, cfg.variant, part, *args)
+        results = [pool.apply_async(function, (network, cfg.game, cfg.num_players, cfg.variant, part, *args))
                    for part in parts]
         out = []
-        for f in futures:
-            positions, counts = f.result()
+        for r in results:
+            positions, counts = r.get()
             out.append(positions)
             if bar is not None:
                 bar.update(int(counts["games"]))
         return Positions.concat(out)
 
-    def _warmup(self, pool: ProcessPoolExecutor) -> None:
+    def _warmup(self, pool: Pool) -> None:
         """Teach the value head from games of the bare network before the first search."""
         cfg = self.cfg
         seeds = [int(s) for s in np.random.default_rng([cfg.seed, 1]).integers(1 << 31, size=cfg.warmup_games)]
         self.buffer.add(self._play(pool, network_games, seeds))
         self._train(cfg.warmup_steps)
 
-    def _generation(self, pool: ProcessPoolExecutor, bar: Any, writer: Any) -> None:
+    def _generation(self, pool: Pool, bar: Any, writer: Any) -> None:
         cfg = self.cfg
         g = self.generation
         seeds = [int(s) for s in np.random.default_rng([cfg.seed, 2, g]).integers(1 << 31,
@@ -211,18 +246,11 @@ class ExpertTrainer:
         return out
 
     def _log(self, row: dict[str, Any], writer: Any) -> None:
-        # rewritten whole, never appended to: a kill leaves the previous curve; the rows of
-        # generations a resumed run plays again (logged, then killed before the save) are dropped
-        path = self.dir / "curve.csv"
-        rows: list[dict[str, Any]] = []
-        if path.exists():
-            with path.open(newline="") as f:
-                rows = [r for r in csv.DictReader(f) if int(r["generation"]) < int(row["generation"])]
-        rows.append({k: row.get(k, "") for k in CURVE_FIELDS})
-        with atomic_open(path, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=CURVE_FIELDS, extrasaction="ignore")
-            w.writeheader()
-            w.writerows(rows)
+        # rewritten whole: a kill leaves the previous curve; the rows of generations a resumed run
+        # plays again (logged, then killed before the save) are dropped
+        rows: list[dict[str, Any]] = [r for r in self.folder.read_curve(CURVE_CSV)
+                                      if int(r["generation"]) < int(row["generation"])]
+        self.folder.write_curve(CURVE_CSV, rows + [row], CURVE_FIELDS)
         for k, v in row.items():
             if k != "generation" and isinstance(v, (int, float)):
                 writer.add_scalar(f"expert/{k}", v, self.generation)
@@ -255,48 +283,4 @@ class ExpertTrainer:
         self.losses = state["losses"]
 
 
-def plot_curve(run_dir: str | Path, out: str | Path | None = None) -> Path:
-    """Draw ``curve.csv``'s win rates over training hours into ``curve.png`` (or ``out``)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    run_dir = Path(run_dir)
-    with (run_dir / "curve.csv").open() as f:
-        rows = list(csv.DictReader(f))
-    fig, ax = plt.subplots(figsize=(7, 4))
-    for key, label in (("net_vs_heuristic", "net vs heuristic"), ("guided_vs_heuristic", "guided vs heuristic"),
-                       ("net_vs_mcts", "net vs mcts"), ("guided_vs_mcts", "guided vs mcts")):
-        pts = [(float(r["wall_s"]) / 3600, float(r[key])) for r in rows if r.get(key)]
-        if pts:
-            ax.plot(*zip(*pts), marker="o", label=label)
-    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
-    ax.set_xlabel("training time (hours)")
-    ax.set_ylabel("win rate (ties 1/2)")
-    ax.set_ylim(0, 1)
-    ax.legend()
-    ax.set_title(f"expert iteration: {run_dir.name}")
-    out = Path(out) if out is not None else run_dir / "curve.png"
-    fig.tight_layout()
-    save_figure(fig, out, dpi=100)
-    plt.close(fig)
-    return out
-
-
-def train_expert(config: str | Path | None = None, overrides: dict[str, Any] | None = None,
-                 resume: str | Path | None = None, progress: bool = True) -> Path:
-    """Run an expert-iteration config, or resume the run in folder ``resume``; returns the run folder."""
-    if resume is not None:
-        cfg = load_expert_config(Path(resume) / "config.yaml", overrides)
-        trainer = ExpertTrainer(cfg, resume=True)
-    else:
-        if config is None:
-            raise ValueError("give a config or a run folder to resume")
-        trainer = ExpertTrainer(load_expert_config(config, overrides))
-    run_dir = trainer.run(progress=progress)
-    plot_curve(run_dir)
-    return run_dir
-
-
-__all__ = ["ExpertTrainer", "train_expert", "plot_curve", "CURVE_FIELDS", "EXPERT_RUN_FILES"]
+__all__ = ["ExpertTrainer", "CURVE_FIELDS", "EXPERT_RUN_FILES"]

@@ -1,7 +1,8 @@
 """Settings of an expert-iteration run (``five-towers expert``), loaded from YAML and validated.
 
 Every setting is a field of :class:`ExpertConfig` with its meaning beside it; a config file holds
-any subset of them. Unknown keys and values of the wrong type or range are errors naming the key.
+any subset of them. Unknown keys and values of the wrong type or range are errors naming the key
+(the YAML reading, type checks and settings table are :mod:`.config_base`'s, shared with ``train``).
 """
 from __future__ import annotations
 
@@ -10,12 +11,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from five_towers_env.atomic import write_text
-from five_towers_env.core.game import get_game
+from five_towers_env.core.game import DEFAULT_GAME, get_game
 from five_towers_env.numerics import MODES as NUMERICS_MODES
-from five_towers_env.training.config import ConfigError, read_config_file
+from five_towers_env.training.config_base import (
+    ConfigError,
+    build_blamed,
+    checked_values,
+    read_config_file,
+    settings_table,
+    write_settings,
+)
 
 
 @dataclass
@@ -26,7 +31,7 @@ class ExpertConfig:
     """Run name: the run folder is `<out_dir>/<name>`."""
     out_dir: str = "runs"
     """Folder of the run folders."""
-    game: str = "five_towers"
+    game: str = DEFAULT_GAME
     """The game trained: `five_towers` or `campanile`."""
     num_players: int = 2
     """Players per game; the value head has one output per seat."""
@@ -36,7 +41,8 @@ class ExpertConfig:
     """The one seed of the run: every deal, search, minibatch and the network's first weights derive
     from it."""
     architecture: str = "typed"
-    """The network's body: `typed` (5 Towers only: weights shared across the tower types) or `mlp`."""
+    """The network's body: `typed` (a game that declares a typed layout, 5 Towers: weights shared across the
+    tower types) or `mlp`."""
     hidden: tuple[int, ...] = (256, 256)
     """Hidden layer sizes of the `mlp` body (ReLU); ignored by `typed`."""
     init_policy: str = "shipped"
@@ -108,8 +114,9 @@ class ExpertConfig:
             raise ConfigError(f"numerics: portable or native, got {self.numerics!r}")
         if self.architecture not in ("typed", "mlp"):
             raise ConfigError(f"architecture: 'typed' or 'mlp', got {self.architecture!r}")
-        if self.architecture == "typed" and spec.name != "five_towers":
-            raise ConfigError("architecture: the typed network reads 5 Towers observations only; use mlp")
+        if self.architecture != "mlp" and self.architecture not in spec.architectures:
+            raise ConfigError(f"architecture: {spec.title} has no {self.architecture} network (it reads a layout "
+                              "the game declares, GameSpec.architectures); use mlp")
         positive = ("generations", "games_per_generation", "simulations", "determinisations", "buffer_positions",
                     "train_steps", "batch_size", "workers", "torch_threads", "eval_every", "eval_simulations")
         for key in positive:
@@ -120,6 +127,8 @@ class ExpertConfig:
                 raise ConfigError(f"{key}: must be at least 0, got {getattr(self, key)!r}")
         if not 0.0 <= self.root_noise < 1.0:
             raise ConfigError(f"root_noise: in [0, 1), got {self.root_noise!r}")
+        if not self.hidden or not all(int(h) > 0 for h in self.hidden):
+            raise ConfigError(f"hidden: a list of positive integers, got {list(self.hidden)!r}")
 
     @property
     def run_dir(self) -> Path:
@@ -132,32 +141,20 @@ class ExpertConfig:
                 "c_puct": self.c_puct, "noise": noise}
 
 
-def _coerce(key: str, value: Any, default: Any) -> Any:
-    """``value`` as the type of the field's default; ``ConfigError`` naming ``key`` if it is not one."""
-    if isinstance(default, bool) or default is None:
-        return value
-    if isinstance(default, tuple):
-        if not isinstance(value, (list, tuple)) or not all(isinstance(v, int) and v > 0 for v in value):
-            raise ConfigError(f"{key}: a list of positive integers, got {value!r}")
-        return tuple(value)
-    if isinstance(default, int) and not isinstance(value, bool) and isinstance(value, int):
-        return value
-    if isinstance(default, float) and isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
-    if isinstance(default, str) and isinstance(value, str):
-        return value
-    raise ConfigError(f"{key}: expected {type(default).__name__}, got {value!r}")
+def _check(data: dict[str, Any]) -> dict[str, Any]:
+    """``data``'s keys and types checked (not their ranges)."""
+    return checked_values(ExpertConfig, data, ignore=("method",))
 
 
-def build_expert_config(data: dict[str, Any], overrides: dict[str, Any] | None = None) -> ExpertConfig:
-    """An :class:`ExpertConfig` from a mapping and ``--set`` overrides (both validated)."""
-    merged = {**(data or {}), **(overrides or {})}
-    defaults = {f.name: getattr(ExpertConfig(), f.name) for f in dataclasses.fields(ExpertConfig)}
-    unknown = sorted(set(merged) - set(defaults) - {"method"})
-    if unknown:
-        raise ConfigError(f"unknown setting(s) {', '.join(unknown)}; known: {', '.join(defaults)}")
-    kwargs = {k: _coerce(k, v, defaults[k]) for k, v in merged.items() if k != "method"}
-    return ExpertConfig(**kwargs)
+def _build(data: dict[str, Any]) -> ExpertConfig:
+    return ExpertConfig(**_check(data))
+
+
+def build_expert_config(data: dict[str, Any], overrides: dict[str, Any] | None = None,
+                        source: str = "config") -> ExpertConfig:
+    """An :class:`ExpertConfig` from a mapping (read from ``source``) and ``--set`` overrides, checked and
+    validated; an error names whichever is to blame: the ``--set`` override or ``source``."""
+    return build_blamed(dict(data or {}), overrides, source, check=_check, build=_build)
 
 
 def load_expert_config(path: str | Path, overrides: dict[str, Any] | None = None) -> ExpertConfig:
@@ -166,26 +163,61 @@ def load_expert_config(path: str | Path, overrides: dict[str, Any] | None = None
     if data.get("method", "expert_iteration") != "expert_iteration":
         raise ConfigError(f"{path}: method {data['method']!r}; an expert-iteration config says "
                           "method: expert_iteration")
-    return build_expert_config(data, overrides)
+    return build_expert_config(data, overrides, source=str(path))
+
+
+#: an expert-iteration checkpoint's files, written together (``state.json`` last); ``--resume`` takes any of
+#: them or the run folder
+CHECKPOINT_FILES = ("checkpoint.pt", "buffer.npz", "state.json")
+
+
+def last_checkpoint(run_dir: Path) -> Path | None:
+    """The last checkpoint of the run in ``run_dir`` (``checkpoint.pt``, beside ``state.json``), if it has one."""
+    return run_dir / "checkpoint.pt" if (run_dir / "state.json").is_file() else None
+
+
+def resolve_run(path: str | Path) -> Path:
+    """The run folder ``--resume`` names: a folder as given, the folder of a checkpoint file (``checkpoint.pt``,
+    ``buffer.npz``, ``state.json``) or of its ``config.yaml``; ``FileNotFoundError`` where there is no
+    checkpoint to resume, :class:`~.config_base.ConfigError` for another file."""
+    path = Path(path)
+    run = path if path.is_dir() or not path.exists() else path.parent
+    if run.name in ("", ".", ".."):  # e.g. --resume . from inside the run folder
+        run = run.resolve()
+    if path.is_file() and path.name not in (*CHECKPOINT_FILES, "config.yaml"):
+        raise ConfigError(f"--resume {path}: not a run folder or its checkpoint (<run>/checkpoint.pt)")
+    if not (run / "state.json").is_file():
+        raise FileNotFoundError(f"--resume {path}: no checkpoint to resume ({run / 'state.json'} missing)")
+    return run
+
+
+def resume_expert_config(path: str | Path, overrides: dict[str, Any] | None = None) -> ExpertConfig:
+    """The config of the run in folder ``path`` (or holding the checkpoint file ``path``), with ``overrides``,
+    writing into that folder whatever folder its config recorded (a moved run continues where it is);
+    ``out_dir`` and ``name`` cannot be overridden on resume."""
+    run = resolve_run(path)
+    moved = sorted({"out_dir", "name"} & set(overrides or {}))
+    if moved:
+        raise ConfigError(f"--resume {path}: {' / '.join(moved)} cannot change on resume (the run goes on in "
+                          f"{run})")
+    cfg = load_expert_config(run / "config.yaml", overrides)
+    return dataclasses.replace(cfg, out_dir=str(run.parent), name=run.name)
+
+
+def expert_config_to_dict(cfg: ExpertConfig) -> dict[str, Any]:
+    """The config as plain data, ``method: expert_iteration`` first (what ``config.yaml`` holds)."""
+    return {"method": "expert_iteration", **dataclasses.asdict(cfg)}
 
 
 def save_expert_config(cfg: ExpertConfig, path: str | Path) -> None:
     """Write ``cfg`` as YAML (the run's own copy, read again on resume)."""
-    data = dataclasses.asdict(cfg)
-    data["hidden"] = list(cfg.hidden)
-    write_text(path, yaml.safe_dump({"method": "expert_iteration", **data}, sort_keys=False))
+    write_settings(path, expert_config_to_dict(cfg))
 
 
 def expert_settings_table() -> str:
     """Every setting with its default and meaning, as a Markdown table (docs/training.md's)."""
-    from five_towers_env.training.config import field_docs
-
-    docs, defaults = field_docs(ExpertConfig), ExpertConfig()
-    rows = ["| setting | default | meaning |", "|---|---|---|"]
-    for f in dataclasses.fields(ExpertConfig):
-        value = getattr(defaults, f.name) if f.name != "variant" else ""
-        rows.append(f"| `{f.name}` | `{value!r}` | {docs[f.name].replace('``', '`').replace('|', '/')} |")
-    return "\n".join(rows)
+    return settings_table(ExpertConfig)
 
 
-__all__ = ["ExpertConfig", "expert_settings_table", "build_expert_config", "load_expert_config", "save_expert_config"]
+__all__ = ["ExpertConfig", "expert_settings_table", "build_expert_config", "expert_config_to_dict",
+           "last_checkpoint", "load_expert_config", "resolve_run", "resume_expert_config", "save_expert_config"]

@@ -1,13 +1,15 @@
 """The ``typed`` policy network (torch) and the sb3-contrib policy class that uses it.
 
-``TypedActor`` maps the flat observation to the 307 action logits with weights shared across the
-five tower types (see :mod:`five_towers_env.games.five_towers.typed_layout`):
+``TypedActor`` maps a game's flat observation to its action logits with weights shared across the
+groups of the observation that play one role in the rules (5 Towers' five tower types), as the
+game's :class:`~five_towers_env.core.typed_net.TypedLayout` (its spec's ``architectures["typed"]``,
+looked up by the game's name) lays them out:
 
-1. each type's slice (plus a one-hot of the type) goes through one shared encoder ``tenc``;
+1. each group's slice (plus a one-hot of the group) goes through one shared encoder ``tenc``;
 2. the global pieces go through ``genc``; the trunk reads them with the sum and the max of the
-   five type encodings;
-3. ``thead`` writes each type's logits from its encoding and the trunk; ``ghead`` writes the
-   bid, pass, stop, no-teardown and no-recover logits from the trunk.
+   group encodings;
+3. ``thead`` writes each group's logits from its encoding and the trunk; ``ghead`` writes the
+   global logits (5 Towers: bid, pass, stop, no-teardown and no-recover) from the trunk.
 
 Why: a plain MLP must learn "a 7 fits under a 9" separately for every type and every action id;
 here the card-versus-tower reasoning is learned once. On the same 95k heuristic decisions a
@@ -25,33 +27,32 @@ import torch
 import torch.nn as nn
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-from five_towers_env.games.five_towers.cards import NUM_TYPES
-from five_towers_env.games.five_towers.typed_layout import (
-    ACTION_ORDER,
-    GLOBAL_INDEX,
-    GLOBAL_SLOTS,
-    TYPE_INDEX,
-    TYPE_INPUT,
-    TYPE_SLOTS,
-    TYPED_LAYERS,
-)
+from five_towers_env.core.game import get_game
+from five_towers_env.core.typed_net import TYPED_LAYERS
 
 
 class TypedActor(nn.Module):
-    """Observation -> action logits with weights shared across the tower types (ReLU throughout)."""
+    """Observation -> action logits with weights shared across the groups of ``game``'s layout (ReLU throughout).
 
-    def __init__(self, type_hidden: int = 128, trunk_hidden: int = 256) -> None:
+    ``game`` None is the default game: checkpoints saved before the game was recorded in the policy's
+    settings are all of it (the only game with a ``typed`` layout then)."""
+
+    def __init__(self, game: str | None = None, type_hidden: int = 128, trunk_hidden: int = 256) -> None:
         super().__init__()
+        spec = get_game(game)
+        layout = spec.architecture("typed")
+        self.game = spec.name
+        self.num_types = layout.num_types
         h, z = type_hidden, trunk_hidden
-        self.register_buffer("type_index", torch.as_tensor(TYPE_INDEX), persistent=False)
-        self.register_buffer("global_index", torch.as_tensor(GLOBAL_INDEX), persistent=False)
-        self.register_buffer("action_order", torch.as_tensor(ACTION_ORDER), persistent=False)
-        self.register_buffer("type_onehot", torch.eye(NUM_TYPES), persistent=False)
-        self.tenc = nn.Sequential(nn.Linear(TYPE_INPUT, h), nn.ReLU(), nn.Linear(h, h), nn.ReLU())
-        self.genc = nn.Sequential(nn.Linear(len(GLOBAL_INDEX), h), nn.ReLU())
+        self.register_buffer("type_index", torch.as_tensor(layout.type_index), persistent=False)
+        self.register_buffer("global_index", torch.as_tensor(layout.global_index), persistent=False)
+        self.register_buffer("action_order", torch.as_tensor(layout.action_order), persistent=False)
+        self.register_buffer("type_onehot", torch.eye(layout.num_types), persistent=False)
+        self.tenc = nn.Sequential(nn.Linear(layout.type_input, h), nn.ReLU(), nn.Linear(h, h), nn.ReLU())
+        self.genc = nn.Sequential(nn.Linear(len(layout.global_index), h), nn.ReLU())
         self.trunk = nn.Sequential(nn.Linear(3 * h, z), nn.ReLU(), nn.Linear(z, z), nn.ReLU())
-        self.thead = nn.Sequential(nn.Linear(h + z, h), nn.ReLU(), nn.Linear(h, TYPE_SLOTS))
-        self.ghead = nn.Linear(z, GLOBAL_SLOTS)
+        self.thead = nn.Sequential(nn.Linear(h + z, h), nn.ReLU(), nn.Linear(h, layout.type_slots))
+        self.ghead = nn.Linear(z, layout.global_slots)
         for module in (self.tenc, self.genc, self.trunk, self.thead):
             for layer in module:
                 if isinstance(layer, nn.Linear):
@@ -62,7 +63,7 @@ class TypedActor(nn.Module):
             nn.init.zeros_(layer.bias)
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        """Logits ``(batch, 307)`` for observations ``(batch, 2116)``."""
+        """Logits ``(batch, actions)`` for observations ``(batch, observation size)``."""
         return self.forward_features(obs)[0]
 
     def forward_features(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -72,7 +73,7 @@ class TypedActor(nn.Module):
         enc = self.tenc(per_type)                                    # batch, types, h
         glob = self.genc(obs[:, self.global_index])
         trunk = self.trunk(torch.cat([glob, enc.sum(1), enc.max(1).values], dim=-1))
-        type_logits = self.thead(torch.cat([enc, trunk[:, None].expand(-1, NUM_TYPES, -1)], dim=-1))
+        type_logits = self.thead(torch.cat([enc, trunk[:, None].expand(-1, self.num_types, -1)], dim=-1))
         out = torch.cat([self.ghead(trunk), type_logits.reshape(batch, -1)], dim=-1)
         return out[:, self.action_order], trunk
 
@@ -87,22 +88,23 @@ class TypedActor(nn.Module):
 
 
 class TypedPolicy(MaskableActorCriticPolicy):
-    """``MaskableActorCriticPolicy`` whose actor is a :class:`TypedActor` on the raw observation.
+    """``MaskableActorCriticPolicy`` whose actor is a :class:`TypedActor` of ``game`` on the raw observation.
 
     Pass ``net_arch={"pi": [], "vf": [...]}``: the actor's latent is the observation itself and
     ``action_net`` is replaced by the typed network; the value network stays an MLP."""
 
-    def __init__(self, *args: Any, type_hidden: int = 128, trunk_hidden: int = 256, **kwargs: Any) -> None:
-        self.type_hidden, self.trunk_hidden = type_hidden, trunk_hidden
+    def __init__(self, *args: Any, game: str | None = None, type_hidden: int = 128, trunk_hidden: int = 256,
+                 **kwargs: Any) -> None:
+        self.game, self.type_hidden, self.trunk_hidden = game, type_hidden, trunk_hidden
         super().__init__(*args, **kwargs)
 
     def _build(self, lr_schedule: Any) -> None:
         super()._build(lr_schedule)
-        self.action_net = TypedActor(self.type_hidden, self.trunk_hidden)
+        self.action_net = TypedActor(self.game, self.type_hidden, self.trunk_hidden)
         # the optimiser built above holds the replaced layer's parameters: build it again
         self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
         data = super()._get_constructor_parameters()
-        data.update(type_hidden=self.type_hidden, trunk_hidden=self.trunk_hidden)
+        data.update(game=self.game, type_hidden=self.type_hidden, trunk_hidden=self.trunk_hidden)
         return data

@@ -1,11 +1,12 @@
 """The policy-value network of expert iteration (torch), and its export to the numpy file the agents read.
 
 Two bodies, as for ``ppo`` (:mod:`five_towers_env.agents.policy`): the ``typed`` actor of
-:mod:`.networks` (5 Towers; weights shared across the tower types) and an ``mlp`` (ReLU hidden
-layers). Either one's last features (the typed trunk, the MLP's last hidden layer) feed a value
-head: a ReLU layer and one logit per seat, counted from the observer on (soft-max: every seat's
-expected reward share). The file written by :meth:`PolicyValueModel.export` is a ``ppo`` policy
-file plus ``value.*`` arrays, so ``ppo:path=...`` plays its policy too.
+:mod:`.networks` (for a game that declares a typed layout, its spec's ``architectures``: weights shared
+across the groups it lays out) and an ``mlp`` (ReLU hidden layers). Either one's last features (the
+typed trunk, the MLP's last hidden layer) feed a value head: a ReLU layer and one logit per seat,
+counted from the observer on (soft-max: every seat's expected reward share). The file written by
+:meth:`PolicyValueModel.export` is a ``ppo`` policy file plus ``value.*`` arrays, so ``ppo:path=...``
+plays its policy too.
 
 A model can start from a shipped ``ppo`` policy (:meth:`PolicyValueModel.load_policy`): its
 actor's weights are copied, the value head starts fresh.
@@ -19,25 +20,25 @@ import numpy as np
 import torch
 import torch.nn as nn
 
-from five_towers_env.agents.policy import FORMAT, _load_arrays
-from five_towers_env.atomic import atomic_open
-from five_towers_env.games.five_towers.typed_layout import TYPED_LAYERS
+from five_towers_env.agents.network_file import read_network, write_network
+from five_towers_env.core.typed_net import TYPED_LAYERS
 
 VALUE_HIDDEN = 128
 
 
 class PolicyValueModel(nn.Module):
-    """Observation -> (action logits, value logits per seat from the observer on)."""
+    """Observation -> (action logits, value logits per seat from the observer on); ``game`` names the game
+    whose layout a ``typed`` body reads (None: the default game)."""
 
     def __init__(self, architecture: str, obs_size: int, num_actions: int, num_players: int,
-                 hidden: tuple[int, ...] = (256, 256)) -> None:
+                 hidden: tuple[int, ...] = (256, 256), game: str | None = None) -> None:
         super().__init__()
         self.architecture = architecture
         if architecture == "typed":
             from five_towers_env.training.networks import TypedActor
 
             trunk = 256
-            self.typed = TypedActor(trunk_hidden=trunk)
+            self.typed = TypedActor(game, trunk_hidden=trunk)
             features = trunk
         elif architecture == "mlp":
             layers: list[nn.Module] = []
@@ -78,7 +79,8 @@ class PolicyValueModel(nn.Module):
 
     def load_policy(self, path: str | Path) -> None:
         """Copy a ``ppo`` policy file's actor into this model (same architecture and sizes)."""
-        arch, arrays, _, _ = _load_arrays(Path(path))
+        net = read_network(path)
+        arch, arrays = net.architecture, net.arrays
         if arch != self.architecture:
             raise ValueError(f"{path}: a {arch} policy cannot start a {self.architecture} model")
         with torch.no_grad():
@@ -91,9 +93,8 @@ class PolicyValueModel(nn.Module):
                 layer.bias.copy_(torch.as_tensor(b))
 
     def export(self, path: str | Path, **meta: Any) -> Path:
-        """Write the numpy network file the ``net`` and ``guided`` agents read (atomically)."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        """Write the network file (:mod:`five_towers_env.agents.network_file`) the ``net`` and ``guided``
+        agents read, value head included (atomically)."""
         arrays: dict[str, np.ndarray] = {}
         for name, layer in self._linears().items():
             w = layer.weight.detach().cpu().numpy().astype(np.float32)
@@ -105,12 +106,7 @@ class PolicyValueModel(nn.Module):
         for i, value_layer in enumerate(self.value_layers()):
             arrays[f"value.w{i}"] = value_layer.weight.detach().cpu().numpy().astype(np.float32)
             arrays[f"value.b{i}"] = value_layer.bias.detach().cpu().numpy().astype(np.float32)
-        layers = 0 if self.architecture == "typed" else sum(k.startswith("w") for k in arrays)
-        entries: dict[str, Any] = {"format": FORMAT, "architecture": self.architecture, "activation": "relu",
-                                   "layers": layers, "meta": repr(dict(meta, value_head=True)), **arrays}
-        with atomic_open(path, "wb") as f:
-            np.savez_compressed(f, **entries)
-        return path
+        return write_network(path, self.architecture, arrays, dict(meta, value_head=True))
 
 
 def policy_value_loss(model: PolicyValueModel, obs: torch.Tensor, masks: torch.Tensor, targets: torch.Tensor,

@@ -2,6 +2,7 @@
 
     five-towers train --config configs/ppo_selfplay_2p.yaml
     five-towers train --resume runs/ppo_selfplay_2p/checkpoints/step_400000.zip
+    five-towers train --resume runs/ppo_selfplay_2p            # its newest whole checkpoint
 
 The learner plays a random seat of :class:`~five_towers_env.wrappers.SingleAgentGymEnv` for the
 config's ``game`` (5 Towers or Campanile) against opponents drawn each game from an
@@ -16,12 +17,11 @@ evaluations (played in the environment workers, :mod:`.eval_games`):
 3. if it wins ``promote_win_rate`` of the pool games, export it as a snapshot into the pool;
 4. checkpoint every ``checkpoint_every`` timesteps.
 
-Everything lands in ``<out_dir>/<name>/``: ``config.yaml``, ``checkpoints/step_N.zip`` (with
-``step_N.json``: config, seed, pool and evaluation log at that point; written atomically, see
-:mod:`.checkpoints`), ``snapshots/``,
-``eval_log.csv``, TensorBoard logs in ``tb/``, and at the end ``policy.npz`` (the exported
-actor, playable with numpy alone as the ``ppo`` agent; its ``meta`` names the game) and
-``learning_curve.png``.
+Everything lands in ``<out_dir>/<name>/`` (:class:`~.run_folder.RunFolder`): ``config.yaml``,
+``checkpoints/step_N.zip`` (with ``step_N.json``: config, seed, pool and evaluation log at that point;
+written atomically, see :mod:`.checkpoints`), ``snapshots/``, ``eval_log.csv``, TensorBoard logs in
+``tb/``, and at the end ``policy.npz`` (the exported actor, playable with numpy alone as the ``ppo``
+agent; its ``meta`` names the game) and ``learning_curve.png``.
 
 Seeds: ``cfg.seed`` seeds torch, numpy and the environments (through SB3), and evaluation games
 use fixed seeds, so a run is reproducible on one machine with the same settings. A resumed run
@@ -30,50 +30,36 @@ environments restart their generators, so it is not bit-identical to an uninterr
 writes into the run folder that holds its checkpoint, not the one its config recorded.
 
 Ctrl-C (or SIGTERM) during :meth:`Trainer.run` saves a checkpoint of the current model and raises
-:class:`TrainingInterrupted` (a ``KeyboardInterrupt``) naming it.
+:class:`~.interrupts.TrainingInterrupted` (a ``KeyboardInterrupt``) naming it.
 """
 from __future__ import annotations
 
-import contextlib
-import csv
-import signal
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from five_towers_env.agents.policy import PolicyAgent, export_policy
-from five_towers_env.atomic import atomic_open
+from five_towers_env.agents.network_file import export_policy
+from five_towers_env.agents.policy import PolicyAgent
 from five_towers_env.training.checkpoints import (
+    RUN_FILES,
     CheckpointError,
     checkpoint_state,
     relocated_snapshots,
-    resume_config,  # noqa: F401  (its old home: importable from here too)
+    resolve_checkpoint,
     save_checkpoint,
 )
-from five_towers_env.training.config import (
-    TrainConfig,
-    config_from_dict,
-    config_to_dict,
-    init_policy_path,
-    save_config,
-    setup_key,
-)
-from five_towers_env.training.eval_games import (  # noqa: F401  (importable from here too, as before)
-    FINAL_EVAL_JSON,
-    FINAL_EVAL_MD,
-    evaluation_games,
-    evaluation_table,
-    final_evaluation,
-    format_evaluation_table,
-    play_games,
-    plot_learning_curve,
-)
+from five_towers_env.training.config import TrainConfig, config_from_dict, config_to_dict, init_policy_path, setup_key
+from five_towers_env.training.eval_games import evaluation_games
+from five_towers_env.training.interrupts import TrainingInterrupted, signal_number, sigterm_as_interrupt
 from five_towers_env.training.pool import OpponentPool
-from five_towers_env.training.reward import ShapedReward, shape_reward  # noqa: F401
+from five_towers_env.training.reward import shape_reward
+from five_towers_env.training.run_folder import RunFolder
 from five_towers_env.wrappers.single_agent import SingleAgentGymEnv
+
+EVAL_LOG = "eval_log.csv"
+LEARNING_CURVE = "learning_curve.png"
 
 EVAL_SEED = 1_000_003  # evaluation games are the same at every evaluation and in every run
 
@@ -169,16 +155,17 @@ def _new_model(cfg: TrainConfig, venv: Any):
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[p.activation]
     policy: Any = "MlpPolicy"  # its input and output sizes come from the env's spaces: either game
     net_arch = {"pi": list(p.net_arch), "vf": list(p.net_arch)}
-    if p.architecture == "typed":  # 5 Towers only (config validation refuses it for another game)
+    policy_kwargs: dict[str, Any] = {"net_arch": net_arch, "activation_fn": activation}
+    if p.architecture == "typed":  # the game's own layout (config validation refuses a game without one)
         from five_towers_env.training.networks import TypedPolicy
 
         policy, net_arch["pi"] = TypedPolicy, []  # the typed actor reads the observation itself
+        policy_kwargs["game"] = cfg.game
     return MaskablePPO(
         policy, venv, learning_rate=p.learning_rate, n_steps=p.n_steps, batch_size=p.batch_size,
         n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range,
         ent_coef=p.ent_coef, vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm, seed=cfg.seed, device="cpu",
-        policy_kwargs={"net_arch": net_arch, "activation_fn": activation},
-        tensorboard_log=None, verbose=0)
+        policy_kwargs=policy_kwargs, tensorboard_log=None, verbose=0)
 
 
 class Trainer:
@@ -191,6 +178,8 @@ class Trainer:
         self.created = time.time()
         self.cfg, self.progress = cfg, progress
         self.run_dir = cfg.run_dir
+        self.folder = RunFolder(cfg.run_dir, RUN_FILES)
+        resume = resolve_checkpoint(resume) if resume else None  # a run folder: its newest whole checkpoint
         self.callback: Any = None  # the current chunk's episode_callback (its progress bar)
         self.last_eval = ""  # the last evaluation's win rates, for the progress bar
         self._last_eval: tuple[int, float, float] | None = None  # its (steps, end time, seconds)
@@ -217,7 +206,7 @@ class Trainer:
         # only now, with the checkpoint loaded, is anything written: a failed resume changes nothing
         for sub in ("checkpoints", "snapshots"):
             (self.run_dir / sub).mkdir(parents=True, exist_ok=True)
-        save_config(cfg, self.run_dir / "config.yaml")
+        self.folder.write_config(config_to_dict(cfg))
         # exempt from the atomic writer: tb/ holds TensorBoard's event files and SB3's progress.csv,
         # which their writers append to as the run goes (see five_towers_env/atomic.py)
         self.model.set_logger(configure(str(self.run_dir / "tb"), ["tensorboard", "csv"]))
@@ -264,7 +253,7 @@ class Trainer:
         # "game" makes an exported policy refuse to be seated in the other game (PolicyAgent)
         meta = {"game": self.cfg.game, "num_players": self.cfg.num_players, "variant": self.cfg.variant,
                 "timesteps": int(self.model.num_timesteps), "seed": self.cfg.seed, "name": self.cfg.name}
-        if self.cfg.setups:  # several setups: the first stands in num_players / variant for older readers
+        if self.cfg.setups:  # several setups: the first also fills num_players / variant (trained_setup())
             meta["num_players"], meta["variant"] = self.cfg.setup_list[0]
             meta["setups"] = [setup_key(*setup) for setup in self.cfg.setup_list]
         return meta
@@ -385,14 +374,8 @@ class Trainer:
         return TrainingInterrupted(self.checkpoint(), signum)
 
     def _write_eval_log(self) -> None:
-        if not self.eval_rows:
-            return
-        keys = list(dict.fromkeys(k for row in self.eval_rows for k in row))
-        # rewritten whole at each evaluation, never appended to: a kill leaves the previous log
-        with atomic_open(self.run_dir / "eval_log.csv", "w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=keys)
-            writer.writeheader()
-            writer.writerows(self.eval_rows)
+        if self.eval_rows:  # rewritten whole at each evaluation: a kill leaves the previous log
+            self.folder.write_curve(EVAL_LOG, self.eval_rows)
 
     def checkpoint(self) -> Path:
         """Save model + optimiser (``.zip``) and the config, seed, pool and log (``.json``), atomically."""
@@ -409,50 +392,18 @@ class Trainer:
         # wall_s counts from the start of a new run (its warm start included), or continues a resumed one's
         self.start = time.time() - self.eval_rows[-1]["wall_s"] if self.eval_rows else self.created
         try:
-            with _sigterm_as_interrupt():
+            with sigterm_as_interrupt():
                 self._train()
         except KeyboardInterrupt as e:
-            raise self._interrupted(getattr(e, "signum", signal.SIGINT)) from None
+            raise self._interrupted(signal_number(e)) from None
         self.venv.close()
         policy = export_policy(self.model, self.run_dir / "policy.npz", **self._meta())
-        try:
-            plot_learning_curve(self.run_dir / "eval_log.csv", self.run_dir / "learning_curve.png")
-        except ImportError:  # matplotlib is optional (the eval extra)
-            pass
+        self.folder.plot_curve(EVAL_LOG, LEARNING_CURVE)
         return policy
 
 
-class TrainingInterrupted(KeyboardInterrupt):
-    """Training stopped by Ctrl-C (or SIGTERM, ``signum``) after saving ``checkpoint``."""
-
-    def __init__(self, checkpoint: Path, signum: int = signal.SIGINT) -> None:
-        super().__init__(f"interrupted: saved checkpoint {checkpoint}")
-        self.checkpoint, self.signum = checkpoint, int(signum)
-
-
-class _Terminated(KeyboardInterrupt):
-    signum = signal.SIGTERM
-
-
-@contextlib.contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    """SIGTERM (``kill``, a job scheduler's stop) ends training as Ctrl-C does, with a checkpoint."""
-    def handler(signum: int, frame: Any) -> None:
-        raise _Terminated()
-
-    try:
-        previous = signal.signal(signal.SIGTERM, handler)
-    except ValueError:  # not the main thread: signals cannot be handled here
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
 def train(cfg: TrainConfig, resume: str | Path | None = None, progress: bool = True) -> Path:
-    """Run (or resume) training; return the path of the exported policy."""
+    """Run (or resume, from a checkpoint or a run folder) training; return the path of the exported policy."""
     return Trainer(cfg, resume=resume, progress=progress).run()
 
 

@@ -22,11 +22,12 @@ def actor_parameters(policy: Any) -> Iterator[Any]:
 
 
 def _actor_layers(policy: Any) -> list[tuple[str, Any]]:
-    """``(file entry prefix, linear layer)`` of the actor, in the order :func:`export_policy` writes them."""
+    """``(file entry prefix, linear layer)`` of the actor, in the order
+    :func:`~five_towers_env.agents.network_file.export_policy` writes them."""
     import torch.nn as nn
 
     if hasattr(policy.action_net, "numpy_params"):  # the typed actor names its layers itself
-        from five_towers_env.games.five_towers.typed_layout import TYPED_LAYERS
+        from five_towers_env.core.typed_net import TYPED_LAYERS
 
         modules = dict(policy.action_net.named_modules())
         return [(f"typed.{name}.", modules[name]) for name in TYPED_LAYERS]
@@ -39,9 +40,10 @@ def load_actor(model: Any, path: str | Path) -> None:
     ``ValueError`` naming the first mismatch if the networks differ in kind or shape."""
     import torch
 
-    from five_towers_env.agents.policy import _load_arrays
+    from five_towers_env.agents.network_file import read_network
 
-    arch, arrays, _, _ = _load_arrays(Path(path))
+    net = read_network(path)
+    arch, arrays = net.architecture, net.arrays
     layers = _actor_layers(model.policy)
     typed = layers[0][0].startswith("typed.")
     if (arch == "typed") != typed:

@@ -1,28 +1,19 @@
-"""Wrappers: a single-agent Gymnasium environment and a structured (dict) observation.
+"""Wrappers: the single-agent Gymnasium environment of every game.
 
-* :class:`FiveTowersGymEnv`: one learner seat against opponent agents, a ``gymnasium.Env``
-  with ``action_masks()`` for sb3-contrib's ``MaskablePPO``; :class:`CampanileGymEnv` the same for
-  Campanile, both :class:`SingleAgentGymEnv` (game-neutral, ``game=``) with the game filled in;
+* :class:`SingleAgentGymEnv`: one learner seat against opponent agents in any registered game
+  (``game=``), a ``gymnasium.Env`` with ``action_masks()`` for sb3-contrib's ``MaskablePPO``;
   :func:`make_env` is a picklable factory for SB3 vectorized environments.
-* :class:`DictObservationWrapper`: PettingZoo AEC wrapper giving ``gymnasium.spaces.Dict``
-  observations (:func:`encode_dict`, :func:`dict_observation_space`, :func:`dict_layout_table`).
-* :func:`register_gymnasium`: registers ``"five_towers_env/FiveTowers-v0"`` and
-  ``"five_towers_env/Campanile-v0"`` with Gymnasium.
-"""
-from five_towers_env.registration import CAMPANILE_GYMNASIUM_ID, register_gymnasium
-from five_towers_env.registration import GYMNASIUM_ID as GYM_ENV_ID
-from five_towers_env.wrappers.dict_obs import (
-    DictObservationWrapper,
-    dict_env,
-    dict_layout_table,
-    dict_observation_space,
-    encode_dict,
-    split_flat,
-)
-from five_towers_env.wrappers.single_agent import CampanileGymEnv, FiveTowersGymEnv, SingleAgentGymEnv, make_env
+* :func:`register_gymnasium`: registers every game's Gymnasium id (``GameSpec.gymnasium_id``; the
+  default game's is :data:`GYM_ENV_ID`), each making a :class:`SingleAgentGymEnv` of its game.
 
-__all__ = [
-    "FiveTowersGymEnv", "CampanileGymEnv", "SingleAgentGymEnv", "make_env", "DictObservationWrapper", "dict_env",
-    "dict_layout_table", "dict_observation_space", "encode_dict", "split_flat", "register_gymnasium", "GYM_ENV_ID",
-    "CAMPANILE_GYMNASIUM_ID",
-]
+A game's other observations (5 Towers' structured ``"dict"``) are its own, named by its spec
+(``GameSpec.observations``) and chosen with ``SingleAgentGymEnv(observation=...)``.
+"""
+from five_towers_env.core.game import BUILTIN_GAMES, DEFAULT_GAME
+from five_towers_env.registration import register_gymnasium
+from five_towers_env.wrappers.single_agent import SingleAgentGymEnv, make_env
+
+#: the Gymnasium id of the default game (every game's is its spec's ``gymnasium_id``)
+GYM_ENV_ID = BUILTIN_GAMES[DEFAULT_GAME].gymnasium_id
+
+__all__ = ["SingleAgentGymEnv", "make_env", "register_gymnasium", "GYM_ENV_ID"]

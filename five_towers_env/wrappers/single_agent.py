@@ -1,17 +1,18 @@
-"""A single-agent ``gymnasium.Env``: one learner seat against opponent agents, for either game.
+"""A single-agent ``gymnasium.Env``: one learner seat against opponent agents, for any game.
 
-:class:`SingleAgentGymEnv` is game-neutral: it takes the game's name (``"five_towers"`` or
-``"campanile"``, see :mod:`five_towers_env.core.game`) and builds the game's PettingZoo ``raw_env``,
-its opponents (``make_agent_from_text(spec, seed=..., game=game)``) and their information (the game's
-``agent_info``) from the games registry. :class:`FiveTowersGymEnv` (Gymnasium id
-``five_towers_env/FiveTowers-v0``) and :class:`CampanileGymEnv` (``five_towers_env/Campanile-v0``)
-only fix the game.
+:class:`SingleAgentGymEnv` is game-neutral: it takes the game's registry name (see
+:mod:`five_towers_env.core.game`) and builds the game's PettingZoo ``raw_env``, its opponents
+(``make_agent_from_text(spec, seed=..., game=game)``) and their information (the game's
+``agent_info``) from the games registry. Every game's Gymnasium id (its spec's ``gymnasium_id``)
+makes one with ``game=`` filled in. The game's own settings (keyword arguments this class does not
+take) go to its ``raw_env``, which rejects those it does not have; the game's other observations
+(``observation=``) are the wrappers its spec names (``GameSpec.observations``).
 
 The opponents (any :class:`~five_towers_env.core.agent.Agent`) move inside ``step()``, so the
 learner only ever sees its own decisions. The reward is the learner's own PettingZoo reward
-(``"win_loss"``, or for 5 Towers ``"margin"``), given at game end and 0 before. ``action_masks()``
-makes the environment usable with sb3-contrib's ``MaskablePPO`` (through ``gymnasium.make``'s
-wrappers use ``env.get_wrapper_attr("action_masks")()``, or read ``info["action_mask"]``).
+(``"win_loss"``, or another that the game's own ``reward=`` setting offers), given at game end and 0
+before. ``action_masks()`` makes the environment usable with sb3-contrib's ``MaskablePPO`` (through
+``gymnasium.make``'s wrappers use ``env.get_wrapper_attr("action_masks")()``, or read ``info["action_mask"]``).
 
 The ``info`` of ``reset()`` and ``step()`` holds the same keys at every step, each of one shape
 and dtype for a given player count (Tianshou's buffers need that; see :data:`INFO_KEYS` and
@@ -32,7 +33,6 @@ if it is a numpy ``Generator`` (agents with other hidden randomness are not repr
 from __future__ import annotations
 
 import functools
-import inspect
 from collections.abc import Callable, Generator, Sequence
 from typing import Any
 
@@ -42,34 +42,28 @@ from gymnasium import spaces
 
 from five_towers_env.agents.registry import make_agent_from_text, parse_agent_text
 from five_towers_env.core.agent import Agent
-from five_towers_env.core.errors import IllegalActionError  # the one illegal-action error of both games
-from five_towers_env.core.game import Game, get_game, load
+from five_towers_env.core.errors import IllegalActionError  # the one illegal-action error of every game
+from five_towers_env.core.game import DEFAULT_GAME, GameSpec, get_game, load
 
 OpponentSpec = str | Agent
 #: a turn generator (:meth:`SingleAgentGymEnv.reset_turns`, :meth:`~SingleAgentGymEnv.step_turns`): it yields
 #: ``(opponent, seat)`` for each opponent decision, takes the action back, and returns the call's result
 Turns = Generator[tuple[Agent, int], int, Any]
 OpponentSampler = Callable[[np.random.Generator], Sequence[OpponentSpec]]
-OBSERVATIONS = ("flat", "dict")
+#: the observation every game has: its environment's own float32 vector (a game's spec may name others)
+FLAT = "flat"
 ILLEGAL_ACTIONS = ("raise", "penalize")
-REWARDS = ("win_loss", "margin")
 #: the keys of every ``info`` the environment returns, from ``reset()`` on
 INFO_KEYS = ("phase", "learner_seat", "score", "scores", "winners", "illegal_action", "action_mask")
-
-
-def _takes(function: Callable[..., Any], name: str) -> bool:
-    """Whether ``function`` (a game's ``raw_env``) has a parameter ``name``."""
-    return name in inspect.signature(function).parameters
 
 
 class SingleAgentGymEnv(gymnasium.Env):
     """One learner plays a game of the registry (:mod:`five_towers_env.core.game`) against opponent agents.
 
     Args:
-        game: the game's registry name: ``"five_towers"`` (default) or ``"campanile"``.
-        num_players: the game's player range, 2..5 for both (the learner plus ``num_players - 1`` opponents).
-        variant: one of the game's variants (5 Towers: ``"base"``, ``"great_powers"``; Campanile:
-            ``"pile"``, ``"played"``); default: the game's first.
+        game: the game's registry name (default :data:`~five_towers_env.core.game.DEFAULT_GAME`) or spec.
+        num_players: within the game's player range (the learner plus ``num_players - 1`` opponents).
+        variant: one of the game's variants; default: the game's first.
         opponents: ``num_players - 1`` opponents in seat order after the learner (the opponent
             ``i`` sits ``i + 1`` seats to the learner's left): registry names of the game
             (``"random"``, ``"greedy"``, ...), optionally with settings (``"mcts:simulations=50"``), or
@@ -78,47 +72,34 @@ class SingleAgentGymEnv(gymnasium.Env):
         opponent_sampler: instead of ``opponents``, a callable ``sampler(rng) -> list`` of names
             or agents, called at every reset with the environment's generator (self-play pools).
         learner_seat: the learner's seat, or ``None`` for a random seat each reset.
-        observation: ``"flat"`` (the game's float32 observation vector) or, for 5 Towers only,
-            ``"dict"`` (:func:`~five_towers_env.wrappers.dict_obs.dict_observation_space`).
-        reward: ``"win_loss"``, or ``"margin"`` where the game's environment has it (5 Towers).
-        explicit: 5 Towers: put forced single choices to the players too (SPEC §7). Campanile
-            puts every decision to the players anyway and ignores it.
+        observation: ``"flat"`` (the game's float32 observation vector) or another observation the
+            game's spec names (``GameSpec.observations``; 5 Towers: ``"dict"``, a ``gymnasium.spaces.Dict``).
         illegal_action: ``"penalize"`` (default, as Gymnasium environments expect: reward
             ``illegal_penalty``, the episode terminates, ``info["illegal_action"]`` is True) or
             ``"raise"`` (an illegal learner action raises :class:`IllegalActionError` and changes nothing).
         illegal_penalty: the reward of an illegal action under ``"penalize"``.
         render_mode: ``None`` or one of the game environment's modes: ``"ansi"``, ``"human"`` or
             ``"rgb_array"`` (an ``(H, W, 3)`` uint8 picture of the table).
-        **env_kwargs: further settings of the game's ``raw_env`` (Campanile: ``bet_chip``).
+        **env_kwargs: the game's own settings, passed to its ``raw_env``, which rejects those it does not
+            have (5 Towers: ``reward`` ``"win_loss"`` or ``"margin"``, ``explicit``; Campanile: ``bet_chip``).
     """
 
     metadata = {"render_modes": ["human", "ansi", "rgb_array"], "render_fps": 1}
 
-    def __init__(self, game: str | Game = "five_towers", num_players: int = 2, variant: str | None = None,
+    def __init__(self, game: str | GameSpec = DEFAULT_GAME, num_players: int = 2, variant: str | None = None,
                  opponents: OpponentSpec | Sequence[OpponentSpec] | None = None,
                  opponent_sampler: OpponentSampler | None = None, learner_seat: int | None = None,
-                 observation: str = "flat", reward: str = "win_loss", explicit: bool = False,
-                 illegal_action: str = "penalize", illegal_penalty: float = -1.0,
+                 observation: str = FLAT, illegal_action: str = "penalize", illegal_penalty: float = -1.0,
                  render_mode: str | None = None, **env_kwargs: Any) -> None:
         super().__init__()
         spec = get_game(game)
         self.game_name = spec.name
         variant = spec.default_variant if variant is None else variant
-        if observation not in OBSERVATIONS:
-            raise ValueError(f"observation must be one of {OBSERVATIONS}, got {observation!r}")
-        if observation == "dict" and spec.name != "five_towers":  # the dict layout is 5 Towers' own
-            raise ValueError(f"observation='dict' exists for 5 Towers only; {spec.title} has observation='flat'")
+        # the game's own observation wrapper (ValueError naming the game's observations if it has no such one)
+        view = None if observation == FLAT else spec.observation_wrapper(observation)
         if illegal_action not in ILLEGAL_ACTIONS:
             raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTIONS}, got {illegal_action!r}")
-        if reward not in REWARDS:
-            raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
         make_raw = load(spec.raw_env)
-        if _takes(make_raw, "reward"):
-            env_kwargs["reward"] = reward
-        elif reward != "win_loss":
-            raise ValueError(f"{spec.title} has no {reward!r} reward, only 'win_loss' (+1 / -1 at the end)")
-        if spec.explicit:
-            env_kwargs["explicit"] = explicit
         modes = list(getattr(make_raw, "metadata", {}).get("render_modes", self.metadata["render_modes"]))
         if render_mode is not None and render_mode not in modes:
             raise ValueError(f"render_mode must be None, {', '.join(map(repr, modes[:-1]))} or {modes[-1]!r}, "
@@ -127,6 +108,7 @@ class SingleAgentGymEnv(gymnasium.Env):
         # every opponent move: this wrapper prints once per learner step
         self._aec = make_raw(num_players=num_players, variant=variant,
                              render_mode="ansi" if render_mode == "human" else render_mode, **env_kwargs)
+        self._view = None if view is None else view(self._aec)  # reads the game as it is stepped here
         self.metadata = {**type(self).metadata, "render_modes": modes}
         self._agent_info = spec.info_for()  # (state, seat) -> the information an agent on move gets
         self.num_players = self._aec.num_players
@@ -142,10 +124,8 @@ class SingleAgentGymEnv(gymnasium.Env):
         first = self._aec.possible_agents[0]
         self.num_actions = int(self._aec.action_space(first).n)
         self.action_space = spaces.Discrete(self.num_actions)
-        if observation == "dict":
-            from five_towers_env.wrappers.dict_obs import dict_observation_space
-
-            self.observation_space = dict_observation_space()
+        if self._view is not None:
+            self.observation_space = self._view.observation_space(first)
         else:
             self.observation_space = self._aec.observation_space(first)["observation"]
         self._opponent_specs: list[OpponentSpec] | None = None
@@ -307,10 +287,8 @@ class SingleAgentGymEnv(gymnasium.Env):
         return self._agent_info(self._aec.game, self.learner_seat)
 
     def _observe(self) -> Any:
-        if self.observation_mode == "dict":
-            from five_towers_env.wrappers.dict_obs import encode_dict
-
-            return encode_dict(self._aec.game, self.learner_seat, self._aec._seat_cache)
+        if self._view is not None:
+            return self._view.observe(self._agent_name)
         return self._aec.observe(self._agent_name)["observation"]
 
     def _info(self, illegal: bool = False) -> dict[str, Any]:
@@ -359,88 +337,14 @@ class SingleAgentGymEnv(gymnasium.Env):
         """Nothing to release."""
 
 
-class FiveTowersGymEnv(SingleAgentGymEnv):
-    """One learner plays 5 Towers against opponent agents (:class:`SingleAgentGymEnv` with
-    ``game="five_towers"``; Gymnasium id ``five_towers_env/FiveTowers-v0``).
-
-    Args:
-        num_players: 2..5 (the learner plus ``num_players - 1`` opponents).
-        variant: ``"base"`` or ``"great_powers"``.
-        opponents: ``num_players - 1`` opponents in seat order after the learner (the opponent
-            ``i`` sits ``i + 1`` seats to the learner's left): registry names (``"random"``,
-            ``"greedy"``, ...) or :class:`Agent` objects; one name or agent alone is repeated.
-            Default: ``"random"``.
-        opponent_sampler: instead of ``opponents``, a callable ``sampler(rng) -> list`` of names
-            or agents, called at every reset with the environment's generator (self-play pools).
-        learner_seat: the learner's seat, or ``None`` for a random seat each reset.
-        observation: ``"flat"`` (float32 vector of ``OBS_SIZE``) or ``"dict"``
-            (:func:`~five_towers_env.wrappers.dict_obs.dict_observation_space`).
-        reward: ``"win_loss"`` or ``"margin"``, as for the PettingZoo environment.
-        explicit: put forced single choices to the players too (SPEC §7).
-        illegal_action: ``"penalize"`` (default, as Gymnasium environments expect: reward
-            ``illegal_penalty``, the episode terminates, ``info["illegal_action"]`` is True) or
-            ``"raise"`` (an illegal learner action raises :class:`IllegalActionError` and changes nothing).
-        illegal_penalty: the reward of an illegal action under ``"penalize"``.
-        render_mode: ``None``, ``"ansi"``, ``"human"`` or ``"rgb_array"`` (an ``(H, W, 3)``
-            uint8 picture of the table, :mod:`five_towers_env.games.five_towers.picture`).
-    """
-
-    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "render_fps": 1}
-
-    def __init__(self, num_players: int = 2, variant: str = "base",
-                 opponents: OpponentSpec | Sequence[OpponentSpec] | None = None,
-                 opponent_sampler: OpponentSampler | None = None, learner_seat: int | None = None,
-                 observation: str = "flat", reward: str = "win_loss", explicit: bool = False,
-                 illegal_action: str = "penalize", illegal_penalty: float = -1.0,
-                 render_mode: str | None = None) -> None:
-        super().__init__("five_towers", num_players=num_players, variant=variant, opponents=opponents,
-                         opponent_sampler=opponent_sampler, learner_seat=learner_seat, observation=observation,
-                         reward=reward, explicit=explicit, illegal_action=illegal_action,
-                         illegal_penalty=illegal_penalty, render_mode=render_mode)
-
-
-class CampanileGymEnv(SingleAgentGymEnv):
-    """One learner plays Campanile against opponent agents (:class:`SingleAgentGymEnv` with
-    ``game="campanile"``; Gymnasium id ``five_towers_env/Campanile-v0``).
-
-    Args:
-        num_players: 2..5 (the learner plus ``num_players - 1`` opponents).
-        variant: ``"pile"`` (default) or ``"played"`` (SPEC C3).
-        opponents: ``num_players - 1`` Campanile agents, by registry name or as :class:`Agent`
-            objects, in seat order after the learner; one alone is repeated. Default: ``"random"``.
-        opponent_sampler: instead of ``opponents``, ``sampler(rng) -> list`` called at every reset.
-        learner_seat: the learner's seat, or ``None`` for a random seat each reset.
-        illegal_action: ``"penalize"`` (default) or ``"raise"``, as for :class:`SingleAgentGymEnv`.
-        illegal_penalty: the reward of an illegal action under ``"penalize"``.
-        render_mode: ``None``, ``"ansi"`` or ``"human"``.
-        bet_chip: ``"at_least"`` (default) or ``"exact"`` (SPEC C3).
-
-    Observations are Campanile's flat float32 vector (values in [0, 1]); the reward is +1 / -1 at
-    game end (a shared top score is a win).
-    """
-
-    metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}
-
-    def __init__(self, num_players: int = 2, variant: str = "pile",
-                 opponents: OpponentSpec | Sequence[OpponentSpec] | None = None,
-                 opponent_sampler: OpponentSampler | None = None, learner_seat: int | None = None,
-                 illegal_action: str = "penalize", illegal_penalty: float = -1.0,
-                 render_mode: str | None = None, bet_chip: str = "at_least") -> None:
-        super().__init__("campanile", num_players=num_players, variant=variant, opponents=opponents,
-                         opponent_sampler=opponent_sampler, learner_seat=learner_seat,
-                         illegal_action=illegal_action, illegal_penalty=illegal_penalty,
-                         render_mode=render_mode, bet_chip=bet_chip)
-
-
 def _make(rank: int, seed: int | None, kwargs: dict[str, Any]) -> gymnasium.Env:
-    env = SingleAgentGymEnv(**kwargs) if "game" in kwargs else FiveTowersGymEnv(**kwargs)
+    env = SingleAgentGymEnv(**kwargs)
     if seed is not None:
         env.reset(seed=seed + rank)
     return env
 
 
 def make_env(rank: int = 0, seed: int | None = None, **kwargs: Any) -> Callable[[], gymnasium.Env]:
-    """A picklable factory (for SB3's ``DummyVecEnv`` / ``SubprocVecEnv``) of
-    ``FiveTowersGymEnv(**kwargs)`` (``SingleAgentGymEnv(**kwargs)`` when ``kwargs`` name a ``game``),
-    seeded with ``seed + rank`` if ``seed`` is given."""
+    """A picklable factory (for SB3's ``DummyVecEnv`` / ``SubprocVecEnv``) of ``SingleAgentGymEnv(**kwargs)``
+    (the default game unless ``kwargs`` name a ``game``), seeded with ``seed + rank`` if ``seed`` is given."""
     return functools.partial(_make, rank, seed, dict(kwargs))

@@ -25,6 +25,8 @@ from five_towers_env.games.campanile.state import CampanileState, check_setup
 
 RENDER_MODES = (None, "human", "ansi", "rgb_array")
 RESET_OPTIONS = ("position",)
+#: Campanile's one reward (``reward=`` is taken so that asking for 5 Towers' ``"margin"`` says why not)
+REWARDS = ("win_loss",)
 
 
 class raw_env(GameEnv):
@@ -39,6 +41,7 @@ class raw_env(GameEnv):
             :mod:`five_towers_env.games.campanile.picture`).
         bet_chip: ``"at_least"`` (default: the chip is worth at least the storeys played) or
             ``"exact"`` (it must equal them), SPEC C3.
+        reward: ``"win_loss"``, the only one (+1 each winner, -1 every other seat, at game end).
 
     ``infos[agent]`` holds, from ``reset()`` on: ``"phase"`` (``play``, ``bet`` or ``game_over``),
     ``"score"`` (the seat's final score, 0 before the end), ``"scores"`` (int64 array of every
@@ -53,11 +56,13 @@ class raw_env(GameEnv):
                 "render_fps": 1}
 
     def __init__(self, num_players: int = 2, variant: str = "pile", render_mode: str | None = None,
-                 bet_chip: str = "at_least") -> None:
+                 bet_chip: str = "at_least", reward: str = "win_loss") -> None:
         super().__init__()
         check_setup(num_players, variant, bet_chip)
         if render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be None, 'human', 'ansi' or 'rgb_array', got {render_mode!r}")
+        if reward not in REWARDS:
+            raise ValueError(f"Campanile has no {reward!r} reward, only 'win_loss' (+1 / -1 at the end)")
         self.variant = variant
         self.bet_chip = bet_chip
         self.render_mode = render_mode

@@ -121,9 +121,5 @@ CAMPANILE = GameUI(
             "placed. \"chips 5 of 1, 3 of 2, 1 of 3\": how many chips of each value a seat has left."),
 )
 
-#: the name before the game contract gave every game the same one
-load_turn = load_position_at
-
-__all__ = ["CAMPANILE", "phase_help", "round_summary", "round_index", "load_position_at", "load_turn",
-           "check_continuation",
+__all__ = ["CAMPANILE", "phase_help", "round_summary", "round_index", "load_position_at", "check_continuation",
            "text_view", "render_svg", "svg_size"]

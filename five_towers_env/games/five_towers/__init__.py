@@ -98,6 +98,10 @@ SPEC = register_game(GameSpec(
     observe=f"{__name__}.observation:encode",
     chance=f"{__name__}.chance:FiveTowersChance",
     shipped_networks={"2p-base": "policies/pv_2p_base.npz"},
+    # the structured observation (SingleAgentGymEnv(observation="dict")) and the network that reads the
+    # tower types alike (ppo.architecture: typed)
+    observations={"dict": f"{__name__}.dict_wrapper:DictObservationWrapper"},
+    architectures={"typed": f"{__name__}.typed_layout:LAYOUT"},
 ))
 
 __all__ = [

@@ -9,8 +9,8 @@ tree, scrap, sand, and nothing depends on the deck order.
 ``encode_dict(game, observer)`` builds one observation; ``dict_observation_space()`` is its
 space; ``dict_layout_table()`` documents every key in Markdown. ``raw_env(observation="dict")``
 puts the encoding (without the mask) under the ``"observation"`` key of its observations, and
-:class:`five_towers_env.wrappers.DictObservationWrapper` replaces a whole observation with it
-(these names are re-exported from :mod:`five_towers_env.wrappers.dict_obs`).
+:class:`five_towers_env.games.five_towers.dict_wrapper.DictObservationWrapper` replaces a whole
+observation with it (``SingleAgentGymEnv(observation="dict")``: the spec's observation ``"dict"``).
 """
 from __future__ import annotations
 

@@ -26,7 +26,7 @@ from five_towers_env.games.five_towers.builder import (
 from five_towers_env.games.five_towers.builder import (
     moves as builder_moves,
 )
-from five_towers_env.games.five_towers.cards import CARD_NAMES, NUM_TYPES, NUM_VALUES, TREE, TYPES, card_set
+from five_towers_env.games.five_towers.cards import CARD_NAMES, NUM_TYPES, NUM_VALUES, TREE, card_set
 from five_towers_env.games.five_towers.lookahead import (
     END_BOTTOM,
     END_NONE,
@@ -443,10 +443,6 @@ class GameState:
     def __repr__(self) -> str:
         return (f"GameState({self.variant}, {self.num_players} players, phase={self.phase_name}, "
                 f"to_act={self.current_player}, display={[CARD_NAMES[c] for c in self.display]})")
-
-    def tower_names(self, player: int) -> dict[str, list[int]]:
-        """A player's towers as ``{type: [values bottom to top]}``, empty towers left out."""
-        return {TYPES[t]: list(tw) for t, tw in enumerate(self.towers[player]) if tw}
 
 
 @cache

@@ -4,7 +4,8 @@ The five tower types play the same role in the rules (the Great Powers only add 
 type), so the ``typed`` network (``ppo.architecture: typed``) runs one shared encoder over each
 type's slice of the observation and one shared head that writes that type's action logits.
 This module holds the index tables, derived from the observation's named pieces and the action
-offsets, and needs numpy only: training (torch) and :class:`~.policy.PolicyAgent` (numpy) share it.
+offsets, as the :class:`~five_towers_env.core.typed_net.TypedLayout` :data:`LAYOUT` the spec names; it
+needs numpy only: training (torch) and :class:`~five_towers_env.agents.policy.PolicyAgent` (numpy) read it.
 
 * ``TYPE_INDEX[t]``: observation positions of type ``t``: its 16 entries of every per-card piece
   (display, hand, discard, unseen, each seat's teardown pile) and every seat's tower block of that
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from five_towers_env.core.typed_net import TypedLayout
 from five_towers_env.games.five_towers import actions as A
 from five_towers_env.games.five_towers.cards import NUM_CARD_IDS, NUM_TYPES, NUM_VALUES, SAND, TYPES
 from five_towers_env.games.five_towers.observation import OBS_SIZE, OFFSETS
@@ -78,9 +80,6 @@ def _action_order() -> np.ndarray:
     return order
 
 
-#: the network's linear layers in forward order (torch module paths; exported as ``typed.<name>.w/.b``)
-TYPED_LAYERS = ("tenc.0", "tenc.2", "genc.0", "trunk.0", "trunk.2", "thead.0", "thead.2", "ghead")
-
 TYPE_INDEX, GLOBAL_INDEX = _indices()
 ACTION_ORDER = _action_order()
 TYPE_INPUT = TYPE_INDEX.shape[1] + NUM_TYPES  # a type's slice plus its one-hot
@@ -89,46 +88,7 @@ OUTPUT_SIZE = GLOBAL_SLOTS + NUM_TYPES * TYPE_SLOTS
 assert sorted(np.concatenate([TYPE_INDEX.ravel(), GLOBAL_INDEX]).tolist()) == list(range(OBS_SIZE))
 assert len(set(ACTION_ORDER.tolist())) == A.NUM_ACTIONS and ACTION_ORDER.min() >= 0
 
-
-def relu(x: np.ndarray) -> np.ndarray:
-    """max(x, 0)."""
-    return np.maximum(x, 0.0)
-
-
-class TypedForward:
-    """The ``typed`` actor's forward pass (``training/networks.py``) in numpy."""
-
-    def __init__(self, arrays: dict[str, np.ndarray]) -> None:
-        self.w = {name: (arrays[f"typed.{name}.w"], arrays[f"typed.{name}.b"]) for name in TYPED_LAYERS}
-        if self.w["tenc.0"][0].shape[1] != TYPE_INPUT or self.w["genc.0"][0].shape[1] != len(GLOBAL_INDEX):
-            raise ValueError("typed network sizes do not match this environment's observation")
-        self.onehot = np.eye(NUM_TYPES, dtype=np.float32)
-
-    def _lin(self, name: str, x: np.ndarray, batched: bool) -> np.ndarray:
-        # one observation: einsum, not BLAS (see PolicyAgent.logits); a batch: BLAS pays off
-        w, b = self.w[name]
-        return (x @ w.T if batched else np.einsum("...i,ji->...j", x, w)) + b
-
-    def __call__(self, obs: np.ndarray) -> np.ndarray:
-        """Logits for one observation ``(OBS_SIZE,)`` or a batch ``(B, OBS_SIZE)``."""
-        return self.forward(obs)[0]
-
-    def forward(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Logits and the trunk's features (what a value head reads) for one observation or a batch."""
-        batched = obs.ndim > 1
-
-        def lin(name: str, x: np.ndarray) -> np.ndarray:
-            return self._lin(name, x, batched)
-
-        types = obs[..., TYPE_INDEX]                                    # (..., 5, type input)
-        per_type = np.concatenate([types, np.broadcast_to(self.onehot, types.shape[:-1] + (NUM_TYPES,))], axis=-1)
-        enc = relu(lin("tenc.2", relu(lin("tenc.0", per_type))))
-        glob = relu(lin("genc.0", obs[..., GLOBAL_INDEX]))
-        trunk = relu(lin("trunk.2", relu(lin("trunk.0", np.concatenate([glob, enc.sum(-2), enc.max(-2)], axis=-1)))))
-        shared = np.broadcast_to(trunk[..., None, :], enc.shape[:-1] + trunk.shape[-1:])
-        type_logits = lin("thead.2", relu(lin("thead.0", np.concatenate([enc, shared], axis=-1))))
-        flat = type_logits.reshape(type_logits.shape[:-2] + (-1,))
-        return np.concatenate([lin("ghead", trunk), flat], axis=-1)[..., ACTION_ORDER], trunk
-
-
-
+#: the layout 5 Towers declares for the ``typed`` network (``SPEC.architectures["typed"]``)
+LAYOUT = TypedLayout(type_index=TYPE_INDEX, global_index=GLOBAL_INDEX, action_order=ACTION_ORDER,
+                     global_slots=GLOBAL_SLOTS, type_slots=TYPE_SLOTS)
+assert LAYOUT.output_size == OUTPUT_SIZE and LAYOUT.type_input == TYPE_INPUT

@@ -125,9 +125,5 @@ FIVE_TOWERS = GameUI(
             "the torn-down cards under a panel cost 1 + 2 + ... points."),
 )
 
-#: the name before the game contract gave every game the same one
-load_round = load_position_at
-
-__all__ = ["FIVE_TOWERS", "phase_help", "round_summary", "round_index", "load_position_at", "load_round",
-           "check_continuation",
+__all__ = ["FIVE_TOWERS", "phase_help", "round_summary", "round_index", "load_position_at", "check_continuation",
            "text_view"]

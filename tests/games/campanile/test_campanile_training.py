@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
+from five_towers_env.games.campanile import ENV_ID as CAMPANILE_GYMNASIUM_ID
 from five_towers_env.games.five_towers.state import IllegalActionError
 from five_towers_env.training.config import ConfigError, baselines, config_from_dict, load_config
-from five_towers_env.wrappers import CAMPANILE_GYMNASIUM_ID, GYM_ENV_ID, CampanileGymEnv, SingleAgentGymEnv
+from five_towers_env.wrappers import GYM_ENV_ID, SingleAgentGymEnv
 from five_towers_env.wrappers.single_agent import INFO_KEYS
 
 CONFIGS = Path(__file__).resolve().parents[3] / "configs"
@@ -51,7 +52,7 @@ def same(a, b) -> bool:
 
 def test_check_env_and_registration():
     # check_env plays action_space.sample(), mostly illegal: the default "penalize" mode ends the episode
-    check_env(CampanileGymEnv(num_players=3))
+    check_env(SingleAgentGymEnv("campanile", num_players=3))
     check_env(gymnasium.make(CAMPANILE_GYMNASIUM_ID).unwrapped)
     check_env(gymnasium.make(CAMPANILE_GYMNASIUM_ID, num_players=4, variant="played"))
     env = gymnasium.make(CAMPANILE_GYMNASIUM_ID)
@@ -65,7 +66,7 @@ def test_check_env_and_registration():
 
 @pytest.mark.parametrize("num_players, variant", [(2, "pile"), (3, "played"), (5, "pile")])
 def test_episode_masks_infos_and_rewards(num_players, variant):
-    env = CampanileGymEnv(num_players=num_players, variant=variant, opponents="greedy")
+    env = SingleAgentGymEnv("campanile", num_players=num_players, variant=variant, opponents="greedy")
     traj = play(env, seed=num_players)
     obs, info = traj[0]
     assert env.observation_space.contains(obs) and set(info) == set(INFO_KEYS)
@@ -91,7 +92,7 @@ def test_learner_only_sees_its_own_turns_and_opponents_get_campanile_info():
             seen.append((info["game"], info["seat"]))
             return int(info["legal_actions"][0])
 
-    env = CampanileGymEnv(num_players=3, opponents=[Recorder(), Recorder()], learner_seat=1)
+    env = SingleAgentGymEnv("campanile", num_players=3, opponents=[Recorder(), Recorder()], learner_seat=1)
     play(env, seed=3)
     assert seen and {g for g, _ in seen} == {"campanile"} and {s for _, s in seen} == {0, 2}
     assert env.learner_info()["game"] == "campanile" and env.learner_info()["seat"] == 1
@@ -109,36 +110,38 @@ def test_seeds_reproduce():
     others = [run(s)[1] for s in (12, 13, 14)]
     assert any(len(t) != len(a) or not same(t[0], a[0]) for t in others)
     # one env object reset again with the same seed replays the game (opponents re-seeded)
-    env = CampanileGymEnv(num_players=2, opponents="heuristic")
+    env = SingleAgentGymEnv("campanile", num_players=2, opponents="heuristic")
     t1, t2 = play(env, 4), play(env, 4)
     assert len(t1) == len(t2) and all(same(x, y) for x, y in zip(t1, t2))
 
 
 def test_illegal_actions_and_game_specific_options():
-    env = CampanileGymEnv(illegal_action="raise")
+    env = SingleAgentGymEnv("campanile", illegal_action="raise")
     env.reset(seed=0)
     illegal = int(np.flatnonzero(~env.action_masks())[0])
     with pytest.raises(IllegalActionError, match="illegal action"):
         env.step(illegal)
     assert env.action_masks().any()  # nothing changed
-    env = CampanileGymEnv()
+    env = SingleAgentGymEnv("campanile")
     env.reset(seed=0)
     _, reward, terminated, truncated, info = env.step(illegal)
     assert (reward, terminated, truncated, info["illegal_action"]) == (-1.0, True, False, True)
-    with pytest.raises(ValueError, match="5 Towers only"):
-        SingleAgentGymEnv("campanile", observation="dict")
+    with pytest.raises(ValueError, match="Campanile has no observation 'dict'; its observations: 'flat'"):
+        SingleAgentGymEnv("campanile", observation="dict")  # the game's spec names no such wrapper
+    with pytest.raises(TypeError, match="explicit"):
+        SingleAgentGymEnv("campanile", explicit=True)  # a setting of 5 Towers' raw_env: Campanile's rejects it
     with pytest.raises(ValueError, match="no 'margin' reward"):
         SingleAgentGymEnv("campanile", reward="margin")
     with pytest.raises(ValueError, match="render_mode"):
-        CampanileGymEnv(render_mode="video")
-    picture = CampanileGymEnv(render_mode="rgb_array")
+        SingleAgentGymEnv("campanile", render_mode="video")
+    picture = SingleAgentGymEnv("campanile", render_mode="rgb_array")
     picture.reset(seed=1)
     assert picture.render().ndim == 3
     with pytest.raises(ValueError, match="variant"):
-        CampanileGymEnv(variant="base")
+        SingleAgentGymEnv("campanile", variant="base")
     with pytest.raises(ValueError, match="unknown game"):
         SingleAgentGymEnv("chess")
-    text = CampanileGymEnv(render_mode="ansi", bet_chip="exact")
+    text = SingleAgentGymEnv("campanile", render_mode="ansi", bet_chip="exact")
     text.reset(seed=1)
     assert "Campanile" in text.render()
 
@@ -162,7 +165,7 @@ def test_campanile_configs_load():
     ({"game": "campanile", "variant": "base"}, "variant: must be one of pile, played for Campanile"),
     ({"game": "five_towers", "variant": "pile"}, "variant: must be one of base, great_powers"),
     ({"game": "campanile", "num_players": 6}, "num_players: must be 2..5"),
-    ({"game": "campanile", "ppo": {"architecture": "typed"}}, "ppo.architecture: typed is a 5 Towers network"),
+    ({"game": "campanile", "ppo": {"architecture": "typed"}}, "ppo.architecture: Campanile has no typed network"),
     ({"game": "campanile", "pool": {"baselines": {"ppo": 1.0}}}, "pool.baselines: unknown agent 'ppo'"),
     ({"game": "campanile", "eval_opponents": ["human"]}, "eval_opponents: unknown agent 'human'"),
     ({"game": "campanile", "imitation": {"teacher": "nobody"}}, "imitation.teacher: unknown agent 'nobody'"),
@@ -247,30 +250,32 @@ def test_exported_policy_matches_the_sb3_policy(smoke_run):
     ckpt = run_checkpoints(cfg.run_dir)[-1][1]
     model = MaskablePPO.load(ckpt, device="cpu")
     agent = PolicyAgent(policy)
-    obs = check_export_matches_sb3(model, agent, CampanileGymEnv(opponents="random"), lambda e: e.learner_info())
+    obs = check_export_matches_sb3(model, agent, SingleAgentGymEnv("campanile", opponents="random"),
+                                   lambda e: e.learner_info())
     zipped = PolicyAgent(ckpt)  # a .zip checkpoint loads too, and knows its game from its sizes
     assert zipped.game == "campanile" and zipped.logits(obs).shape == (CAMPANILE_ACTIONS,)
 
 
 def test_policy_refuses_the_other_game(smoke_run):
-    from five_towers_env.agents.policy import SHIPPED_POLICY, PolicyAgent
+    from five_towers_env.agents.policy import PolicyAgent
     from five_towers_env.agents.registry import make_agent
+    from five_towers_env.core.game import get_game
     from five_towers_env.play import play_game
     from five_towers_env.training.pool import PoolSampler
-    from five_towers_env.wrappers import FiveTowersGymEnv
 
     _, _, policy, _ = smoke_run
+    shipped = get_game("five_towers").policy_path(2, "base")
     with pytest.raises(ValueError, match="Campanile policy .* cannot play 5 Towers"):
         PolicyAgent(policy, game="five_towers")
     with pytest.raises(ValueError, match="cannot play 5 Towers"):
         make_agent("ppo", path=str(policy))  # 5 Towers' registry: game="five_towers" is filled in
     with pytest.raises(ValueError, match="5 Towers policy .* cannot play Campanile"):
-        make_agent("ppo", game="campanile", path=str(SHIPPED_POLICY))  # 5 Towers' shipped policy
-    assert PolicyAgent(SHIPPED_POLICY).game == "five_towers"  # files from before the game entry
+        make_agent("ppo", game="campanile", path=str(shipped))  # 5 Towers' shipped policy
+    assert PolicyAgent(shipped).game == "five_towers"  # a file without a "game" entry: its sizes tell
     agent = PolicyAgent(policy)
     with pytest.raises(ValueError, match="cannot play 5 Towers"):
         play_game([agent, make_agent("random", seed=0)], seed=0)  # info names the game
-    five = FiveTowersGymEnv()
+    five = SingleAgentGymEnv("five_towers")
     obs, _ = five.reset(seed=0)
     with pytest.raises(ValueError, match="observations of 278 values"):
         agent.act({"observation": obs, "action_mask": five.action_masks()}, {})  # no game in info: the size tells

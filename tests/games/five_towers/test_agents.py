@@ -8,11 +8,13 @@ import random
 import numpy as np
 import pytest
 
-from five_towers_env.agents import agent_info, make_agent
+from five_towers_env.agents import make_agent
+from five_towers_env.core.game import get_game
 from five_towers_env.games.five_towers import actions as A
 from five_towers_env.games.five_towers import raw_env
 from five_towers_env.games.five_towers.agents.greedy import GreedyAgent
 from five_towers_env.games.five_towers.agents.heuristic import HeuristicAgent
+from five_towers_env.games.five_towers.agents.view import agent_info
 from five_towers_env.games.five_towers.state import GameState, Phase
 from five_towers_env.play import play_game
 
@@ -238,7 +240,8 @@ def test_ppo_warns_once_in_a_setup_it_was_not_trained_for(monkeypatch):
     from five_towers_env.evaluation import evaluate
 
     monkeypatch.setattr(policy, "_WARNED", set())
-    two = f"ppo:path={policy.SHIPPED_POLICY}"  # a policy given by path plays any setup, after a warning
+    # a policy given by path plays any setup, after a warning
+    two = f"ppo:path={get_game('five_towers').policy_path(2, 'base')}"
     with w.catch_warnings(record=True) as caught:
         w.simplefilter("always")
         evaluate([two, "random"], num_games=2, num_players=2, variant="base", progress=False)
@@ -257,7 +260,8 @@ def test_cli_says_in_one_line_that_ppo_plays_an_untrained_setup(monkeypatch, cap
     from five_towers_env.cli import main
 
     monkeypatch.setattr(policy, "_WARNED", set())
-    assert main(["play", "--agents", f"ppo:path={policy.SHIPPED_POLICY}", "random", "random", "--quiet"]) == 0
+    shipped = get_game("five_towers").policy_path(2, "base")
+    assert main(["play", "--agents", f"ppo:path={shipped}", "random", "random", "--quiet"]) == 0
     err = capsys.readouterr().err
     assert err.startswith("five-towers: warning: ppo: ppo_2p_base.npz was trained for 5 Towers with 2 players")
     assert len(err.strip().splitlines()) == 1

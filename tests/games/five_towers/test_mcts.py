@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from five_towers_env.agents.registry import make_agent
+from five_towers_env.agents.registry import AgentSettingError, make_agent, make_agent_from_text
 from five_towers_env.core.agent import RandomAgent
 from five_towers_env.games.five_towers import GameState
 from five_towers_env.games.five_towers.agents.mcts import MCTSAgent, fast_rollout, rollout_action
@@ -41,23 +41,10 @@ def test_plays_whole_games_legally(num_players, variant):
     assert len(mcts.actions) > 10
 
 
-@pytest.mark.parametrize("search", ["ismcts", "tree"])
-def test_the_removed_tree_search_is_a_clear_error(search):
-    with pytest.raises(ValueError, match="IS-MCTS tree was removed"):
-        make_agent("mcts", search=search)
-    with pytest.raises(ValueError, match="search must be 'flat'"):
-        MCTSAgent(search="nope")
-
-
-def test_the_tree_setting_c_parses_and_warns_that_it_does_nothing():
-    with pytest.warns(DeprecationWarning, match="no effect"):
-        agent = make_agent("mcts", simulations=8, c=1.4, search="flat")
-    game = _mid_game(seed=9)
-    with pytest.warns(DeprecationWarning):
-        same = MCTSAgent(seed=1, simulations=30, c=0.7)
-    info = agent_info(game, game.current_player)
-    assert same.act(None, info) == MCTSAgent(seed=1, simulations=30).act(None, info)
-    assert agent.name == "mcts"
+@pytest.mark.parametrize("setting", ["search='ismcts'", "search='flat'", "c=1.4"])
+def test_the_removed_tree_search_settings_are_unknown(setting):
+    with pytest.raises(AgentSettingError, match="mcts has no setting"):
+        make_agent_from_text(f"mcts:simulations=8,{setting}")
 
 
 def test_same_seed_same_moves():

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from five_towers_env.agents.policy import SHIPPED_POLICY
+from five_towers_env.core.game import get_game
 from five_towers_env.evaluation import evaluate
 
 EVAL_SEED = 2024  # the run seed of every evaluation below (deals and agent seeds derive from it)
@@ -42,7 +42,7 @@ def test_random_weight_policy_scores_clearly_below(tmp_path):
     # the shipped file with every weight array replaced by seeded standard normals of its shape:
     # the same architecture and loader, no training
     rng = np.random.default_rng(RANDOM_WEIGHTS_SEED)
-    with np.load(SHIPPED_POLICY, allow_pickle=False) as data:
+    with np.load(get_game("five_towers").policy_path(2, "base"), allow_pickle=False) as data:
         arrays = {k: data[k] for k in data.files}
     weights = [k for k, v in arrays.items() if v.dtype.kind == "f" and v.ndim > 0]
     assert len(weights) >= 4, f"no weight arrays found in {sorted(arrays)}"

@@ -4,8 +4,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from five_towers_env.agents import typed_layout as TL
 from five_towers_env.games.five_towers import actions as A
+from five_towers_env.games.five_towers import typed_layout as TL
 from five_towers_env.games.five_towers.cards import NUM_TYPES, NUM_VALUES, TYPES
 from five_towers_env.games.five_towers.observation import OBS_SIZE, OFFSETS
 from five_towers_env.training.config import ConfigError, config_from_dict, load_config
@@ -63,8 +63,9 @@ def test_numpy_replay_matches_the_torch_network(typed_run):
     import torch
     from sb3_contrib import MaskablePPO
 
-    from five_towers_env.agents.policy import PolicyAgent, export_policy
-    from five_towers_env.wrappers import FiveTowersGymEnv
+    from five_towers_env.agents.network_file import export_policy
+    from five_towers_env.agents.policy import PolicyAgent
+    from five_towers_env.wrappers import SingleAgentGymEnv
 
     cfg, trainer, _ = typed_run
     from five_towers_env.training.checkpoint_curve import run_checkpoints
@@ -77,7 +78,7 @@ def test_numpy_replay_matches_the_torch_network(typed_run):
             p.add_(0.05 * torch.randn_like(p))
     agent = PolicyAgent(export_policy(model, cfg.run_dir / "perturbed.npz"))
     assert agent.architecture == "typed"
-    env = FiveTowersGymEnv(num_players=3, variant="great_powers", opponents="random")
+    env = SingleAgentGymEnv("five_towers", num_players=3, variant="great_powers", opponents="random")
     obs, _ = env.reset(seed=3)
     seen = []
     for _ in range(40):
@@ -113,7 +114,8 @@ def test_typed_policy_plays_legal_games(typed_run, num_players, variant):
 
 
 def test_typed_run_resumes(typed_run):
-    from five_towers_env.training.selfplay import Trainer, resume_config
+    from five_towers_env.training.checkpoints import resume_config
+    from five_towers_env.training.selfplay import Trainer
 
     cfg, _, _ = typed_run
     ckpt = cfg.run_dir / "checkpoints" / "step_1024.zip"

@@ -13,21 +13,13 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test
 
-from five_towers_env.agents import RandomAgent
+from five_towers_env.core.agent import RandomAgent
 from five_towers_env.games.five_towers import raw_env
+from five_towers_env.games.five_towers.dict_observation import dict_layout_table, dict_observation_space, encode_dict
+from five_towers_env.games.five_towers.dict_wrapper import DictObservationWrapper, dict_env
 from five_towers_env.games.five_towers.observation import OBS_SIZE, OFFSETS, encode
 from five_towers_env.games.five_towers.state import IllegalActionError
-from five_towers_env.wrappers import (
-    GYM_ENV_ID,
-    DictObservationWrapper,
-    FiveTowersGymEnv,
-    dict_env,
-    dict_layout_table,
-    dict_observation_space,
-    encode_dict,
-    make_env,
-    register_gymnasium,
-)
+from five_towers_env.wrappers import GYM_ENV_ID, SingleAgentGymEnv, make_env, register_gymnasium
 
 TO_ACT = OFFSETS["to_act"][0]
 START_METHODS = multiprocessing.get_all_start_methods()
@@ -69,7 +61,7 @@ def play(env: gymnasium.Env, seed: int, policy_seed: int = 0):
 @pytest.mark.parametrize("observation", ["flat", "dict"])
 def test_check_env(observation):
     # check_env plays action_space.sample(), mostly illegal: the default "penalize" mode ends the episode
-    check_env(FiveTowersGymEnv(num_players=3, observation=observation))
+    check_env(SingleAgentGymEnv("five_towers", num_players=3, observation=observation))
     check_env(gymnasium.make(GYM_ENV_ID, observation=observation).unwrapped)
     check_env(gymnasium.make(GYM_ENV_ID, observation=observation))
 
@@ -87,7 +79,7 @@ def test_register_is_idempotent_and_make_works():
 
 @pytest.mark.parametrize("num_players,variant", SETUPS)
 def test_game_against_random_ends_with_win_loss(num_players, variant):
-    env = FiveTowersGymEnv(num_players=num_players, variant=variant)
+    env = SingleAgentGymEnv("five_towers", num_players=num_players, variant=variant)
     for seed in range(3):
         traj = play(env, seed)
         _, reward, terminated, _, info = traj[-1]
@@ -101,7 +93,7 @@ def test_game_against_random_ends_with_win_loss(num_players, variant):
 
 
 def test_margin_reward():
-    env = FiveTowersGymEnv(num_players=3, reward="margin", learner_seat=2)
+    env = SingleAgentGymEnv("five_towers", num_players=3, reward="margin", learner_seat=2)
     _, reward, _, _, info = play(env, seed=5)[-1]
     s = info["scores"]
     assert reward == s[2] - max(s[0], s[1])
@@ -109,7 +101,7 @@ def test_margin_reward():
 
 def test_learner_never_sees_opponent_turns():
     opponents = [FirstLegal("a"), FirstLegal("b"), FirstLegal("c")]
-    env = FiveTowersGymEnv(num_players=4, opponents=opponents, explicit=True)
+    env = SingleAgentGymEnv("five_towers", num_players=4, opponents=opponents, explicit=True)
     for seed in range(4):
         for o in opponents:
             o.seats.clear()
@@ -123,18 +115,18 @@ def test_learner_never_sees_opponent_turns():
 
 
 def test_learner_seat_fixed_and_random():
-    env = FiveTowersGymEnv(num_players=3, learner_seat=1)
+    env = SingleAgentGymEnv("five_towers", num_players=3, learner_seat=1)
     assert {env.reset(seed=s)[1]["learner_seat"] for s in range(10)} == {1}
-    env = FiveTowersGymEnv(num_players=3)
+    env = SingleAgentGymEnv("five_towers", num_players=3)
     assert {env.reset(seed=s)[1]["learner_seat"] for s in range(30)} == {0, 1, 2}
     with pytest.raises(ValueError):
-        FiveTowersGymEnv(num_players=3, learner_seat=3)
+        SingleAgentGymEnv("five_towers", num_players=3, learner_seat=3)
 
 
 @pytest.mark.parametrize("observation", ["flat", "dict"])
 def test_determinism_from_seed(observation):
     def run(seed):
-        env = FiveTowersGymEnv(num_players=3, variant="great_powers", observation=observation,
+        env = SingleAgentGymEnv("five_towers", num_players=3, variant="great_powers", observation=observation,
                                opponents=["random", RandomAgent(seed=99)])
         traj = play(env, seed, policy_seed=7)
         return env.learner_seat, traj
@@ -152,13 +144,13 @@ def test_determinism_from_seed(observation):
     others = [run(s) for s in (12, 13)]
     assert any(len(t) != len(a) or not same(t[0], a[0]) for _, t in others)
     # the same env object reset again with the same seed replays the game (opponent rngs re-seeded)
-    env = FiveTowersGymEnv(num_players=3, opponents=[RandomAgent(1), RandomAgent(2)])
+    env = SingleAgentGymEnv("five_towers", num_players=3, opponents=[RandomAgent(1), RandomAgent(2)])
     t1, t2 = play(env, 4), play(env, 4)
     assert len(t1) == len(t2) and all(same(x, y) for x, y in zip(t1, t2))
 
 
 def test_set_opponents_swaps():
-    env = FiveTowersGymEnv(num_players=3)
+    env = SingleAgentGymEnv("five_towers", num_players=3)
     env.reset(seed=0)
     assert [o.name for o in env.opponents] == ["random", "random"]
     new = [FirstLegal("x"), FirstLegal("y")]
@@ -203,13 +195,13 @@ def test_bad_opponent_specs_fail_at_construction_not_reset(bad, words):
     from five_towers_env.agents.registry import AgentSettingError
 
     with pytest.raises(AgentSettingError, match=re.escape(words)):
-        FiveTowersGymEnv(opponents=[bad])
-    env = FiveTowersGymEnv()
+        SingleAgentGymEnv("five_towers", opponents=[bad])
+    env = SingleAgentGymEnv("five_towers")
     with pytest.raises(AgentSettingError, match=re.escape(words)):
         env.set_opponents([bad])
 
 def test_illegal_learner_action():
-    env = FiveTowersGymEnv(num_players=2, illegal_action="raise")
+    env = SingleAgentGymEnv("five_towers", num_players=2, illegal_action="raise")
     obs, _ = env.reset(seed=0)
     illegal = int(np.flatnonzero(~env.action_masks())[0])
     with pytest.raises(IllegalActionError, match="illegal action"):
@@ -217,13 +209,13 @@ def test_illegal_learner_action():
     assert env.action_masks().any()  # nothing changed: the episode goes on
     env.step(int(np.flatnonzero(env.action_masks())[0]))
 
-    env = FiveTowersGymEnv(num_players=2)
+    env = SingleAgentGymEnv("five_towers", num_players=2)
     env.reset(seed=0)
     _, reward, terminated, truncated, info = env.step(illegal)
     assert (reward, terminated, truncated, info["illegal_action"]) == (-1.0, True, False, True)
     assert not env.action_masks().any()
     with pytest.raises(ValueError):
-        FiveTowersGymEnv(illegal_action="ignore")
+        SingleAgentGymEnv("five_towers", illegal_action="ignore")
 
 
 # -- dict observations ------------------------------------------------------------------------
@@ -282,7 +274,7 @@ def one_torch_thread():
 def test_env_factory_pickles():
     env_fn = pickle.loads(pickle.dumps(make_env(1, seed=0, num_players=3, opponents=["random", RandomAgent(2)])))
     env = env_fn()
-    assert isinstance(env, FiveTowersGymEnv) and env.num_players == 3
+    assert isinstance(env, SingleAgentGymEnv) and env.game_name == "five_towers" and env.num_players == 3
     env2 = pickle.loads(pickle.dumps(env))
     assert np.array_equal(env2.action_masks(), env.action_masks())
 
@@ -325,7 +317,7 @@ def test_maskable_ppo_short_run(one_torch_thread):
     model = MaskablePPO("MlpPolicy", venv, n_steps=64, batch_size=32, n_epochs=1, seed=0,
                         policy_kwargs={"net_arch": [64]}, device="cpu")
     model.learn(total_timesteps=256)
-    env = FiveTowersGymEnv(num_players=2, opponents="random")
+    env = SingleAgentGymEnv("five_towers", num_players=2, opponents="random")
     obs, _ = env.reset(seed=5)
     done = False
     while not done:

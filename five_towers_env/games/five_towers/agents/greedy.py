@@ -14,9 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from five_towers_env.core.agent import legal_actions
+from five_towers_env.core.agent import best_after, legal_actions
 from five_towers_env.games.five_towers import actions as A
-from five_towers_env.games.five_towers.agents.view import best_after
 from five_towers_env.games.five_towers.state import GameState, Phase
 
 

@@ -33,8 +33,7 @@ games each), the flat search won 81% at 600 rollouts per decision; a single-obse
 (UCB1 over the public states of the round, chance nodes keyed by the revealed display) scored
 only 47-62% at equal or higher cost: its averages mix the values of poorly explored own
 sub-decisions into each bid, and without common random numbers the card luck of the next rounds
-swamps the differences between actions. The tree left the package in issue 27
-(``search="ismcts"`` is an error now).
+swamps the differences between actions.
 
 Budget: ``simulations`` rollouts per decision (default 400), or ``time_limit`` seconds (then
 as many as fit, at least ``min_simulations``; timing makes play non-deterministic). A decision
@@ -44,7 +43,6 @@ same moves (without ``time_limit``).
 from __future__ import annotations
 
 import time
-import warnings
 from typing import Any
 
 import numpy as np
@@ -55,9 +53,6 @@ from five_towers_env.games.five_towers.agents.rollout import evaluate, fast_roll
 from five_towers_env.games.five_towers.agents.search_hooks import FiveTowersSearch, Scoring, round_ends, tree_actions
 from five_towers_env.games.five_towers.state import GameState
 
-#: the tree searches that left the package (issue 27), and why a spec naming one fails
-_REMOVED_SEARCHES = ("ismcts", "tree")
-
 
 class MCTSAgent:
     """Monte Carlo search over determinisations of the deck order (see the module docstring).
@@ -66,7 +61,6 @@ class MCTSAgent:
         seed: seed of the agent's generator (determinisations).
         simulations: rollouts per decision (ignored when ``time_limit`` is set).
         time_limit: seconds per decision; ``None`` to count rollouts instead.
-        search: ``"flat"``, the only search (the IS-MCTS tree, ``"ismcts"``, was removed).
         rollout_rounds: whole rounds the default policy plays after the current round before the
             static evaluation (``None``: to the end of the game).
         beta: weight of tower potential in the default policy's plans.
@@ -77,17 +71,13 @@ class MCTSAgent:
         race_z: a candidate is dropped once its paired mean difference to the best is more than
             ``race_z`` standard errors below zero (``None``: never).
         min_samples: determinisations every candidate gets before the race may drop it.
-        c: no effect (it was the IS-MCTS tree's exploration constant); accepted, with a
-            ``DeprecationWarning``, so that specs written for the tree still parse.
         min_simulations: at least this many rollouts under ``time_limit``.
     """
 
     def __init__(self, seed: int | None = None, simulations: int = 400, time_limit: float | None = None,
-                 search: str = "flat", rollout_rounds: int | None = 5, beta: float = 0.45,
-                 eval_weight: float = 1.0, temperature: float = 3.0, margin_weight: float = 0.2,
-                 race_z: float | None = 2.0, min_samples: int = 8, c: float | None = None,
-                 min_simulations: int = 8, name: str = "mcts") -> None:
-        _check_search(search, c)
+                 rollout_rounds: int | None = 5, beta: float = 0.45, eval_weight: float = 1.0,
+                 temperature: float = 3.0, margin_weight: float = 0.2, race_z: float | None = 2.0,
+                 min_samples: int = 8, min_simulations: int = 8, name: str = "mcts") -> None:
         if simulations < 1:
             raise ValueError(f"simulations must be at least 1, got {simulations!r}")
         self.name = name
@@ -127,18 +117,6 @@ class MCTSAgent:
         self.last_values = {a: (0.0 if mean is None else mean) for j, mean in enumerate(result.means)
                             for a in members[j]}
         return members[result.best][0]
-
-
-def _check_search(search: str, c: float | None) -> None:
-    """Refuse the searches that left the package; warn that ``c`` does nothing now."""
-    if search in _REMOVED_SEARCHES:
-        raise ValueError(f"search={search!r}: the IS-MCTS tree was removed (issue 27; it measured weaker than "
-                         "the flat search); use search='flat', the default")
-    if search != "flat":
-        raise ValueError(f"search must be 'flat', got {search!r}")
-    if c is not None:
-        warnings.warn("mcts setting c has no effect: it was the exploration constant of the IS-MCTS tree, "
-                      "which was removed (issue 27)", DeprecationWarning, stacklevel=3)
 
 
 __all__ = ["MCTSAgent", "rollout_action", "fast_rollout", "play_rounds", "make_plan", "choose_bid", "chain",

@@ -47,19 +47,3 @@ def agent_info(game: GameState, seat: int) -> dict[str, Any]:
         "legal_action_names": [action_name(a) for a in legal],
         "view": public_view(game),
     }
-
-
-def best_after(view: Any, legal: list[int], key: Any, rng: np.random.Generator) -> int:
-    """One-ply search on the engine: the legal action whose successor (a clone of ``view`` with the
-    action applied) has the largest ``key(successor)``, ties broken uniformly with ``rng``."""
-    best: list[int] = []
-    best_key = None
-    for a in legal:
-        child = view.clone(rng=view.rng)  # a shared throwaway generator: no deepcopy
-        child.apply_action(a)
-        k = key(child)
-        if best_key is None or k > best_key:
-            best, best_key = [a], k
-        elif k == best_key:
-            best.append(a)
-    return int(best[rng.integers(len(best))]) if len(best) > 1 else int(best[0])

@@ -1,0 +1,309 @@
+"""Network files: the ``.npz`` every trained network is saved as, its one writer, its reader and its numpy
+forward pass.
+
+A network file holds ``format`` (2; files of format 1 are MLPs without the ``architecture`` entry),
+``architecture`` (``mlp`` or ``typed``), ``activation`` (``tanh`` or ``relu``, of the MLP's hidden layers),
+``layers`` (the MLP's linear layers, 0 for ``typed``), ``meta`` (a ``repr``'d dict: what training recorded;
+``meta["game"]`` names the game the network plays) and float32 arrays:
+
+* ``mlp``: ``w<i>`` / ``b<i>``, the linear layers from the flat observation to one logit per action id
+  (SB3's ``MlpPolicy`` actor, or expert iteration's ``mlp`` body and head);
+* ``typed``: ``typed.<layer>.w`` / ``.b``, the layers of :mod:`five_towers_env.core.typed_net` over the
+  layout of the game it was trained for;
+* optionally a value head (expert iteration): ``value.w0`` / ``value.b0`` (a ReLU layer reading the
+  policy's last features) and ``value.w1`` / ``value.b1`` (one logit per seat from the observer on).
+
+:func:`write_network` is the one writer (atomic): :func:`export_policy` (a ``MaskablePPO`` model's actor:
+``ppo`` training's ``policy.npz`` and snapshots) and expert iteration's
+:meth:`~five_towers_env.training.pv_model.PolicyValueModel.export` both write through it.
+:func:`read_network` reads a file (or a ``MaskablePPO`` checkpoint ``.zip``, converted);
+:class:`NumpyNetwork` is its forward pass, which the ``ppo``, ``net`` and ``guided`` agents play.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from five_towers_env.atomic import atomic_open
+from five_towers_env.core.game import GAMES, game_names, get_game
+
+FORMAT = 2  # 2 added the "architecture" entry and the typed network; format 1 files are MLPs
+ARCHITECTURES = ("mlp", "typed")
+ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "tanh": np.tanh,
+    "relu": lambda x: np.maximum(x, 0.0),
+}
+
+
+# -- which game a network plays ----------------------------------------------------------------------
+
+def game_sizes(game: str) -> tuple[int, int]:
+    """``(observation size, action count)`` of ``game``'s flat observation and action space."""
+    spec = get_game(game)
+    return spec.observation_size, spec.num_actions
+
+
+def game_of_sizes(obs_size: int, num_actions: int) -> str | None:
+    """The game whose observation size and action count these are, or None."""
+    for name, spec in GAMES.items():
+        if (spec.observation_size, spec.num_actions) == (obs_size, num_actions):
+            return name
+    return None
+
+
+def policy_game(meta: dict[str, Any], obs_size: int, num_actions: int, where: str) -> str:
+    """The game a network with these input and output sizes plays: ``meta["game"]`` (checked against the
+    sizes), or for a file that does not name one, the game the sizes belong to."""
+    sized = game_of_sizes(obs_size, num_actions)
+    game = meta.get("game")
+    if game is None:
+        if sized is None:
+            raise ValueError(f"{where}: a network of {obs_size} inputs and {num_actions} actions matches no game "
+                             f"({', '.join(f'{g}: {game_sizes(g)[0]} / {game_sizes(g)[1]}' for g in GAMES)})")
+        return sized
+    want = game_sizes(game)  # ValueError for an unknown game
+    if want != (obs_size, num_actions):
+        raise ValueError(f"{where}: the network has {obs_size} inputs and {num_actions} actions, but {game} "
+                         f"observations have {want[0]} and its actions number {want[1]}")
+    return get_game(game).name
+
+
+def layout_game(architecture: str, meta: dict[str, Any], hint: str | None, where: str) -> str:
+    """The game a network that reads one game's layout plays: ``meta["game"]``; for a file that does not record
+    it, the game it is to play (``hint``) if that game has such a network, else the one game that has."""
+    if meta.get("game") is not None:
+        return get_game(meta["game"]).name
+    if hint is not None and architecture in get_game(hint).architectures:
+        return get_game(hint).name
+    having = [name for name in game_names() if architecture in get_game(name).architectures]
+    if len(having) != 1:
+        raise ValueError(f"{where}: the file does not name the game of its {architecture} network, and "
+                         f"{len(having)} games have one ({', '.join(having) or 'none'})")
+    return having[0]
+
+
+# -- writing -------------------------------------------------------------------------------------------
+
+def write_network(path: str | Path, architecture: str, arrays: dict[str, np.ndarray], meta: dict[str, Any],
+                  activation: str = "relu") -> Path:
+    """Write a network file (atomically, under exactly ``path``): ``arrays`` (float32 weights by entry name,
+    see the module docstring) and ``meta``; returns ``path``."""
+    if architecture not in ARCHITECTURES or activation not in ACTIVATIONS:
+        raise ValueError(f"cannot write a {architecture!r} network with {activation!r} activations "
+                         f"(architectures: {', '.join(ARCHITECTURES)}; activations: {', '.join(ACTIVATIONS)})")
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    layers = 0 if architecture == "typed" else sum(k.startswith("w") for k in arrays)
+    entries: dict[str, Any] = {"format": FORMAT, "architecture": architecture, "activation": activation,
+                               "layers": layers, "meta": repr(dict(meta)), **arrays}
+    with atomic_open(path, "wb") as f:  # a file object: written as named, no .npz added
+        np.savez_compressed(f, **entries)
+    return path
+
+
+def _numpy(tensor: Any) -> np.ndarray:
+    return tensor.detach().cpu().numpy().astype(np.float32)
+
+
+def export_policy(model: Any, path: str | Path, **meta: Any) -> Path:
+    """Write the actor of a ``MaskablePPO`` model as a network file (float32 weights plus ``meta``).
+
+    ``meta["game"]`` names the game the policy plays; without it, the game whose observation size
+    and action count the network has is recorded. A network that fits neither raises ``ValueError``."""
+    import torch.nn as nn
+
+    policy = model.policy
+    meta = dict(meta)
+    if hasattr(policy.action_net, "numpy_params"):  # the typed actor: it reads the layout of the game it was built for
+        actor_game = policy.action_net.game
+        meta["game"] = policy_game({"game": actor_game, **meta}, *game_sizes(actor_game),
+                                   f"ppo: the typed network of {actor_game}")
+        return write_network(path, "typed", policy.action_net.numpy_params(), meta)
+    layers = [m for m in policy.mlp_extractor.policy_net if isinstance(m, nn.Linear)]
+    acts = {type(m).__name__.lower() for m in policy.mlp_extractor.policy_net if not isinstance(m, nn.Linear)}
+    if acts not in ({"tanh"}, {"relu"}):
+        raise ValueError(f"cannot export activations {acts}; tanh or relu expected")
+    arrays = {}
+    for i, layer in enumerate(layers + [policy.action_net]):
+        arrays[f"w{i}"], arrays[f"b{i}"] = _numpy(layer.weight), _numpy(layer.bias)
+    meta["game"] = policy_game(meta, arrays["w0"].shape[1], arrays[f"w{len(layers)}"].shape[0],
+                               "the model's input/output sizes do not match the game's observation/actions")
+    return write_network(path, "mlp", arrays, meta, activation=acts.pop())
+
+
+# -- reading -------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class NetworkFile:
+    """What a network file holds: its ``architecture``, float32 ``arrays`` by entry name, the MLP's
+    ``activation`` and ``meta``; ``path`` is the file read."""
+
+    path: Path
+    architecture: str
+    arrays: dict[str, np.ndarray]
+    activation: str
+    meta: dict[str, Any]
+
+
+def check_network_path(path: Path) -> None:
+    """Raise a clear error for a network path that is missing, a folder, or not a zip archive
+    (an ``.npz`` and an sb3 ``.zip`` both are)."""
+    import zipfile
+
+    if path.is_dir():
+        inside = sorted(path.glob("*.npz"))
+        hint = f" (it holds {', '.join(p.name for p in inside[:3])})" if inside else ""
+        raise IsADirectoryError(f"ppo: {path} is a folder, not a policy file; give an exported policy .npz "
+                                f"or a checkpoint .zip{hint}")
+    if not path.exists():
+        raise FileNotFoundError(f"ppo: no policy file at {path}")
+    if not zipfile.is_zipfile(path):
+        raise ValueError(f"ppo: {path} is not a policy .npz/.zip: not a zip archive (expected a policy "
+                         "exported by training, e.g. runs/<name>/policy.npz, or a checkpoint step_N.zip)")
+
+
+def _read_checkpoint(path: Path) -> NetworkFile:
+    """A ``MaskablePPO`` checkpoint's actor, exported and read back."""
+    import tempfile
+
+    try:
+        from sb3_contrib import MaskablePPO
+    except ImportError as e:
+        raise ImportError(f"ppo: reading the checkpoint {path} needs the rl extra (pip install -e \".[rl]\"); "
+                          f"an exported policy .npz needs numpy alone ({e})") from e
+    try:
+        model = MaskablePPO.load(path, device="cpu")
+    except Exception as e:  # sb3 raises many kinds for a zip that is not one of its checkpoints
+        raise ValueError(f"ppo: {path} is not a policy .npz/.zip: not a MaskablePPO checkpoint "
+                         f"({type(e).__name__}: {e})") from e
+    with tempfile.TemporaryDirectory() as tmp:
+        exported = read_network(export_policy(model, Path(tmp) / "policy.npz"))
+    return NetworkFile(path, exported.architecture, exported.arrays, exported.activation, exported.meta)
+
+
+def read_network(path: str | Path) -> NetworkFile:
+    """The network in the file at ``path`` (a network ``.npz``, or a ``MaskablePPO`` checkpoint ``.zip``, whose
+    actor is converted); ``ValueError`` (``FileNotFoundError``, ``IsADirectoryError``) saying what is wrong."""
+    import ast
+
+    path = Path(path)
+    check_network_path(path)
+    if path.suffix == ".zip":
+        return _read_checkpoint(path)
+    try:
+        data = np.load(path, allow_pickle=False)
+    except (ValueError, OSError, EOFError) as e:
+        raise ValueError(f"ppo: {path} is not a policy .npz/.zip: {e}") from e
+    if not isinstance(data, np.lib.npyio.NpzFile):
+        raise ValueError(f"ppo: {path} is not a policy .npz/.zip: it holds one array, not a policy's entries")
+    with data:
+        missing = [k for k in ("format", "activation", "meta") if k not in data.files]
+        if missing:
+            held = ", ".join(data.files[:6]) or "nothing"
+            raise ValueError(f"ppo: {path} is not a policy .npz/.zip: no {', '.join(map(repr, missing))} "
+                             f"entr{'ies' if len(missing) > 1 else 'y'} (it holds {held})")
+        try:
+            version = int(data["format"])
+            arch = str(data["architecture"]) if "architecture" in data.files else "mlp"
+            arrays = {k: data[k].astype(np.float32) for k in data.files if k.startswith(("w", "b", "typed.", "value."))}
+            activation, meta = str(data["activation"]), ast.literal_eval(str(data["meta"]))
+        except (ValueError, TypeError, SyntaxError, OSError) as e:
+            raise ValueError(f"ppo: {path} is not a policy .npz/.zip: {e}") from e
+        if version not in (1, FORMAT):
+            raise ValueError(f"{path}: policy format {version}, this version reads 1 and {FORMAT}")
+        return NetworkFile(path, arch, arrays, activation, meta)
+
+
+# -- the forward pass ----------------------------------------------------------------------------------
+
+def typed_forward(arrays: dict[str, np.ndarray], game: str) -> Any:
+    """The ``typed`` network's numpy forward pass over ``game``'s layout (its spec's ``architectures``)."""
+    from five_towers_env.core.typed_net import TypedForward
+
+    return TypedForward(get_game(game).architecture("typed"), arrays)
+
+
+class NumpyNetwork:
+    """A network file's forward pass in numpy (no torch needed).
+
+    ``hint``: the game the network is to play, for a ``typed`` file that does not name its own. Attributes:
+    ``path``, ``architecture``, ``meta``, ``game`` (the game it plays), ``obs_size`` and ``num_actions``
+    (that game's), ``num_players`` (the seats of its value head; None without one)."""
+
+    def __init__(self, net: NetworkFile, hint: str | None = None) -> None:
+        path, arrays = net.path, net.arrays
+        if net.architecture not in ARCHITECTURES or net.activation not in ACTIVATIONS:
+            raise ValueError(f"ppo: {path}: unknown architecture {net.architecture!r} or activation "
+                             f"{net.activation!r} (this version reads mlp / typed and {', '.join(ACTIVATIONS)})")
+        self.path, self.architecture, self.meta = path, net.architecture, net.meta
+        self._typed: Any = None  # the typed network's forward pass, None for an mlp
+        self._layers: list[tuple[np.ndarray, np.ndarray]] = []  # the mlp's (weights, biases)
+        try:
+            if net.architecture == "typed":
+                self.game = layout_game(net.architecture, net.meta, hint, f"ppo: {path}")
+                self._typed = typed_forward(arrays, self.game)
+            else:
+                count = sum(k.startswith("w") for k in arrays)
+                self._layers = [(arrays[f"w{i}"], arrays[f"b{i}"]) for i in range(count)]
+                if not self._layers:
+                    raise KeyError("w0")
+        except KeyError as e:
+            raise ValueError(f"ppo: {path} is not a policy .npz/.zip: no weight entry {e}") from None
+        if self._typed is None:
+            sizes = (self._layers[0][0].shape[1], self._layers[-1][0].shape[0])
+            self.game = policy_game(net.meta, *sizes, f"{path}: network sizes do not match the game")
+            self._act = ACTIVATIONS[net.activation]
+            # the observation is sparse: the first layer gathers the weight rows of its non-zero entries
+            self._w0t = np.ascontiguousarray(self._layers[0][0].T)
+        self.obs_size, self.num_actions = game_sizes(self.game)
+        self._value = None
+        if "value.w0" in arrays:
+            self._value = ((arrays["value.w0"], arrays["value.b0"]), (arrays["value.w1"], arrays["value.b1"]))
+        self.num_players = None if self._value is None else int(self._value[1][0].shape[0])
+
+    def logits(self, observation: np.ndarray) -> np.ndarray:
+        """Unmasked action logits for one flat observation, or a batch of them row by row.
+
+        A batch's rows are computed one at a time, exactly as a lone observation is: a BLAS matrix
+        product rounds each row differently with the batch's size and the row's place in it, so the
+        batched logits would depend on which games share a process (and so on the worker count)."""
+        x = np.asarray(observation, dtype=np.float32)
+        if x.ndim > 1:
+            return np.stack([self.logits(row) for row in x.reshape(-1, x.shape[-1])]).reshape(
+                x.shape[:-1] + (self.num_actions,))
+        if self._typed is not None:
+            return self._typed(x)
+        # einsum instead of BLAS: a multi-threaded BLAS matrix-vector product can take
+        # milliseconds on a busy machine (threads waiting for each other), einsum never does
+        nz = np.flatnonzero(x)
+        h = np.einsum("i,ij->j", x[nz], self._w0t[nz]) + self._layers[0][1]
+        for w, b in self._layers[1:]:
+            h = np.einsum("ij,j->i", w, self._act(h)) + b
+        return h
+
+    def forward(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Logits and the features a value head reads (the typed trunk, the MLP's last hidden layer) for a
+        batch of observations ``(B, obs_size)``, in one pass of matrix products (the search's batches)."""
+        if self._typed is not None:
+            return self._typed.forward(obs)
+        h = obs
+        for w, b in self._layers[:-1]:
+            h = self._act(h @ w.T + b)
+        w, b = self._layers[-1]
+        return h @ w.T + b, h
+
+    def value_logits(self, features: np.ndarray) -> np.ndarray:
+        """The value head's logits ``(B, players)`` for :meth:`forward`'s features; ``ValueError`` without one."""
+        if self._value is None:
+            raise ValueError(f"{self.path} has no value head (a ppo policy?)")
+        (w0, b0), (w1, b1) = self._value
+        return np.maximum(features @ w0.T + b0, 0.0) @ w1.T + b1
+
+
+__all__ = ["ACTIVATIONS", "ARCHITECTURES", "FORMAT", "NetworkFile", "NumpyNetwork", "check_network_path",
+           "export_policy", "game_of_sizes", "game_sizes", "layout_game", "policy_game", "read_network",
+           "typed_forward", "write_network"]

@@ -1,0 +1,255 @@
+"""What the configs of both trainers (``five-towers train``, ``five-towers expert``) share.
+
+* :func:`read_config_file`: a YAML file's mapping of settings, or a :class:`ConfigError` saying what is wrong
+  with the file;
+* :func:`checked_values`: a mapping's values checked against a settings dataclass's field types (an
+  unknown key, a value of the wrong type: a :class:`ConfigError` naming the key, with a hint for
+  numbers YAML read as strings), sections (``ppo:``) built as their own dataclasses;
+* :func:`build_blamed`: a config from its file and ``--set`` overrides, an error naming the one to blame;
+* :func:`write_settings`: a config written as YAML (atomically) that reads back to an equal one;
+* :func:`settings_table`: every setting with its default and the docstring under its field, as the
+  Markdown table of ``docs/training.md``.
+"""
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, TypeVar, get_type_hints
+
+from five_towers_env.training.setups import ConfigError
+
+T = TypeVar("T")
+
+
+def read_config_file(path: str | Path) -> dict[str, Any]:
+    """The mapping of settings in a YAML config file; raise :class:`ConfigError` for a missing file,
+    a folder, invalid YAML, an empty file or one whose top level is not a mapping."""
+    import yaml
+
+    path = Path(path)
+    if path.is_dir():
+        raise ConfigError(f"config {path} is a folder, not a YAML file (e.g. configs/ppo_selfplay_2p.yaml)")
+    if not path.exists():
+        raise ConfigError(f"config file {path} does not exist")
+    try:
+        data = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{path}: not valid YAML: {e}") from e
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{path}: cannot read the config: {e}") from e
+    if data is None:
+        raise ConfigError(f"{path}: the config file is empty; it must be a mapping of settings "
+                          "(e.g. total_timesteps: 100000), see configs/ppo_selfplay_2p.yaml")
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: the config must be a mapping of settings (key: value lines), "
+                          f"got a {type(data).__name__} at the top level")
+    return data
+
+
+# -- values against field types --------------------------------------------------------------------
+
+def _as_number(value: Any) -> float | None:
+    """``value`` read as a number if it is a string such as ``"1e5"`` (YAML 1.1 reads exponents without
+    a dot as strings), else None."""
+    if isinstance(value, str):
+        try:
+            return float(value.strip())
+        except ValueError:
+            return None
+    return None
+
+
+def _yaml_reads_a_number(text: str) -> bool:
+    try:
+        import yaml
+
+        return isinstance(yaml.safe_load(text), (int, float)) and not isinstance(yaml.safe_load(text), bool)
+    except Exception:
+        return False
+
+
+def _number_hint(key: str, value: Any, hint: type) -> str | None:
+    """A message telling how to write a number YAML did not read as one (or a float given for an int)."""
+    number = _as_number(value)
+    if number is not None and _yaml_reads_a_number(value):  # a quoted number: not YAML's doing
+        return f"{key}: expected {hint.__name__}, got {value!r} (a string: write it without quotes)"
+    yaml_note = f" (YAML reads {value} as a string)" if number is not None else ""
+    if number is None and isinstance(value, float):
+        number = value
+    if number is None or number != number or number in (float("inf"), float("-inf")):
+        return None
+    if hint is int:
+        if not float(number).is_integer():
+            return f"{key} must be an integer, got {value!r}"
+        return f"{key} must be an integer; write {int(number)}{yaml_note}"
+    return f"{key} must be a number; write {number!r}{yaml_note}"
+
+
+def check_type(key: str, value: Any, hint: Any) -> Any:
+    """``value`` as the type ``hint`` (``int``, ``float``, ``str``, ``bool``, ``list[...]``, ``tuple[..., ...]``,
+    ``dict[..., ...]``), or a :class:`ConfigError` naming ``key``."""
+    origin = getattr(hint, "__origin__", None)
+    if hint is float and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    if hint in (int, str, bool):
+        if type(value) is hint:
+            return value
+        if hint is int:
+            message = _number_hint(key, value, hint)
+            if message:
+                raise ConfigError(message)
+        raise ConfigError(f"{key}: expected {hint.__name__}, got {value!r}")
+    if hint is float:
+        message = _number_hint(key, value, hint)
+        if message:
+            raise ConfigError(message)
+    if origin in (list, tuple):
+        item = hint.__args__[0]
+        if not isinstance(value, (list, tuple)):
+            raise ConfigError(f"{key}: expected a list, got {value!r}")
+        items = [check_type(f"{key}[{i}]", v, item) for i, v in enumerate(value)]
+        return items if origin is list else tuple(items)
+    if origin is dict:
+        k_hint, v_hint = hint.__args__
+        if not isinstance(value, dict):
+            raise ConfigError(f"{key}: expected a mapping, got {value!r}")
+        return {check_type(f"{key} key", k, k_hint): check_type(f"{key}.{k}", v, v_hint) for k, v in value.items()}
+    raise ConfigError(f"{key}: expected {getattr(hint, '__name__', hint)}, got {value!r}")
+
+
+def checked_values(cls: type, data: Any, prefix: str = "", sections: Mapping[str, type] | None = None,
+                   ignore: tuple[str, ...] = ()) -> dict[str, Any]:
+    """``data``'s values checked against the fields of the dataclass ``cls``: a key that is no field (nor in
+    ``ignore``) or a value of the wrong type raises :class:`ConfigError` naming it (``prefix`` + key). A key of
+    ``sections`` holds a mapping built into that dataclass (its keys named ``<section>.<key>``)."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{prefix or 'config'}: expected a mapping, got {data!r}")
+    hints = get_type_hints(cls)
+    names = [f.name for f in dataclasses.fields(cls)]
+    unknown = sorted(set(data) - set(names) - set(ignore), key=str)
+    if unknown:
+        raise ConfigError(f"unknown key(s) {', '.join(prefix + str(k) for k in unknown)}; "
+                          f"known: {', '.join(sorted(names))}")
+    values = {}
+    for key, value in data.items():
+        if key in ignore:
+            continue
+        if sections and key in sections:
+            values[key] = sections[key](**checked_values(sections[key], value, f"{prefix}{key}."))
+        else:
+            values[key] = check_type(prefix + key, value, hints[key])
+    return values
+
+
+# -- a config file with --set overrides ----------------------------------------------------------
+
+def apply_overrides(data: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
+    """Set dotted keys (``{"ppo.n_epochs": 2}``) in a config mapping, in place; returns it."""
+    for dotted, value in overrides.items():
+        node = data
+        *parents, last = dotted.split(".")
+        if not all(parents) or not last:
+            raise ConfigError(f"bad key {dotted!r}; "
+                              "write a setting or section.setting, e.g. ppo.n_epochs")
+        for part in parents:
+            node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                raise ConfigError(f"{dotted}: {part} is not a section")
+        node[last] = value
+    return data
+
+
+def _show_override(key: str, value: Any) -> str:
+    return f"--set {key}={value if isinstance(value, str) else json.dumps(value, default=str)}"
+
+
+def build_blamed(data: dict[str, Any], overrides: dict[str, Any] | None, source: str,
+                 check: Callable[[dict[str, Any]], Any], build: Callable[[dict[str, Any]], T]) -> T:
+    """``build(data with overrides applied)``, where an error names whichever is to blame: a ``--set``
+    override (``check``, keys and types only, fails on it alone, or it broke a valid ``data``) or ``source``
+    (``data``'s origin, e.g. the file's path)."""
+    overrides = dict(overrides or {})
+    for key, value in overrides.items():  # each override on its own: unknown keys and types
+        try:
+            check(apply_overrides({}, {key: value}))
+        except ConfigError as e:
+            raise ConfigError(f"{_show_override(key, value)}: {e}") from None
+    try:
+        check(data)  # the source on its own: unknown keys and types
+    except ConfigError as e:
+        raise ConfigError(f"{source}: {e}") from None
+    try:
+        source_ok = build(copy.deepcopy(data)) is not None
+    except ConfigError:
+        source_ok = False
+    try:
+        return build(apply_overrides(copy.deepcopy(data), overrides))
+    except ConfigError as e:
+        if overrides and source_ok:  # the overrides broke a valid config
+            shown = " ".join(_show_override(k, v) for k, v in overrides.items())
+            raise ConfigError(f"{shown}: {e}") from None
+        raise ConfigError(f"{source}{' (with the --set overrides)' if overrides else ''}: {e}") from None
+
+
+# -- writing and documenting ---------------------------------------------------------------------
+
+def _plain(value: Any) -> Any:
+    """``value`` with tuples as lists (what YAML writes plainly and reads back as the same setting)."""
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def write_settings(path: str | Path, data: Mapping[str, Any]) -> Path:
+    """Write a config's settings as YAML, atomically (in the order given; tuples as lists)."""
+    import yaml
+
+    from five_towers_env.atomic import write_text
+
+    return write_text(path, yaml.safe_dump(_plain(dict(data)), sort_keys=False))
+
+
+def field_docs(cls: type) -> dict[str, str]:
+    """The docstring written under each field of a settings dataclass, as one line."""
+    import ast
+    import inspect
+    import textwrap
+
+    tree = ast.parse(textwrap.dedent(inspect.getsource(cls))).body[0]
+    assert isinstance(tree, ast.ClassDef)
+    body = tree.body
+    docs = {}
+    for node, after in zip(body, body[1:]):
+        if (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and isinstance(after, ast.Expr)
+                and isinstance(after.value, ast.Constant) and isinstance(after.value.value, str)):
+            docs[node.target.id] = " ".join(after.value.value.split())
+    return docs
+
+
+def _default(field: dataclasses.Field[Any]) -> Any:
+    """A field's default value (its factory's product for a mutable one)."""
+    return field.default_factory() if callable(field.default_factory) else field.default
+
+
+def settings_table(cls: type, sections: Mapping[str, type] | None = None) -> str:
+    """Every setting of the dataclass ``cls`` (and of its ``sections``, as ``<section>.<key>``) with its
+    default and meaning, as a Markdown table."""
+    sections = dict(sections or {})
+    rows = ["| setting | default | meaning |", "|---|---|---|"]
+    for prefix, klass in [("", cls)] + [(f"{k}.", c) for k, c in sections.items()]:
+        docs = field_docs(klass)
+        for f in dataclasses.fields(klass):
+            if klass is cls and f.name in sections:
+                continue
+            doc = docs[f.name].replace("``", "`").replace("|", "/")
+            rows.append(f"| `{prefix}{f.name}` | `{_default(f)!r}` | {doc} |")
+    return "\n".join(rows)
+
+
+__all__ = ["ConfigError", "apply_overrides", "build_blamed", "check_type", "checked_values", "field_docs",
+           "read_config_file", "settings_table", "write_settings"]
