@@ -81,13 +81,19 @@ def numpy_targets_above_avx2() -> list[str]:
     import importlib
 
     dispatch: list[str] = []
+    found: dict[str, bool] = {}
     for module in ("numpy._core._multiarray_umath", "numpy.core._multiarray_umath"):  # numpy 2, numpy 1
         try:
-            dispatch = list(getattr(importlib.import_module(module), "__cpu_dispatch__", []))
-            break
+            umath = importlib.import_module(module)
         except ImportError:  # numpy 1 has no numpy._core; a numpy without runtime dispatch has nothing to disable
             continue
-    return [name for name in dispatch if name == "X86_V4" or name.startswith(("AVX512", "AVX10", "AMX"))]
+        dispatch, found = list(getattr(umath, "__cpu_dispatch__", [])), dict(getattr(umath, "__cpu_features__", {}))
+        break
+    # only targets this CPU has (numpy warns about the others), counting those a pinned process already
+    # disabled, so that the pinned process computes the same list as the one that started it
+    disabled = set(os.environ.get(NUMPY_FEATURES, "").split())
+    return [name for name in dispatch if (name == "X86_V4" or name.startswith(("AVX512", "AVX10", "AMX")))
+            and (found.get(name, False) or name in disabled)]
 
 
 def portable_environment() -> dict[str, str]:

@@ -175,14 +175,17 @@ def test_one_game_registers_builds_and_plays_without_loading_another(game):
         def games_loaded():
             return sorted({{m.split(".")[2] for m in sys.modules if m.startswith("five_towers_env.games.")}})
 
-        registered = [b.pettingzoo_id in pettingzoo.aec_registry and b.gymnasium_id in gymnasium.registry
+        # PettingZoo before 1.27 has no registry (its ids are then not registered, and make() is absent)
+        zoo_registry = getattr(pettingzoo, "aec_registry", None)
+        registered = [(zoo_registry is None or b.pettingzoo_id in zoo_registry) and b.gymnasium_id in gymnasium.registry
                       for b in BUILTIN_GAMES.values()]
         before = games_loaded()
         g = importlib.import_module("five_towers_env.games.{game}")
         raw = g.raw_env(num_players=2)
         raw.reset(seed=1)
         raw.step(raw.legal_actions()[0])
-        aec = pettingzoo.make("aec", g.SPEC.pettingzoo_id, num_players=3)
+        aec = (pettingzoo.make("aec", g.SPEC.pettingzoo_id, num_players=3) if zoo_registry is not None
+               else g.env(num_players=3))
         aec.reset(seed=2)
         aec.step(int(aec.observe(aec.agent_selection)["action_mask"].argmax()))
         gym_env = gymnasium.make(g.SPEC.gymnasium_id)
