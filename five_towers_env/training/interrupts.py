@@ -35,37 +35,33 @@ def signal_number(interrupt: BaseException) -> int:
 
 
 @contextlib.contextmanager
-def sigterm_as_interrupt() -> Iterator[None]:
-    """Within the block, SIGTERM raises a ``KeyboardInterrupt`` (with ``signum``) as Ctrl-C does; outside the
-    main thread, where signals cannot be handled, nothing changes."""
+def _sigterm(action: Any) -> Iterator[None]:
+    """Within the block, SIGTERM runs ``action``; outside the main thread, where signals cannot be handled,
+    nothing changes."""
+    try:
+        previous = signal.signal(signal.SIGTERM, action)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def sigterm_as_interrupt() -> contextlib.AbstractContextManager[None]:
+    """Within the block, SIGTERM raises a ``KeyboardInterrupt`` (with ``signum``) as Ctrl-C does."""
     def handler(signum: int, frame: Any) -> None:
         raise _Terminated()
 
-    try:
-        previous = signal.signal(signal.SIGTERM, handler)
-    except ValueError:  # not the main thread
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    return _sigterm(handler)
 
 
-@contextlib.contextmanager
-def default_sigterm() -> Iterator[None]:
+def default_sigterm() -> contextlib.AbstractContextManager[None]:
     """Within the block, SIGTERM takes its default action. Worker processes forked here inherit it: a worker
     that gets SIGTERM before it has set up its own signal handling ends, rather than running the trainer's
-    handler (outside the main thread, nothing changes)."""
-    try:
-        previous = signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    except ValueError:  # not the main thread
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    handler."""
+    return _sigterm(signal.SIG_DFL)
 
 
 def interrupted_message(command: str, checkpoint: Path | None, saved: bool) -> str:
