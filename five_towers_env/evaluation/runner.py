@@ -18,6 +18,7 @@ import numpy as np
 
 from five_towers_env.core.agent import Agent, SetupWarning
 from five_towers_env.core.game import DEFAULT_GAME, GameSpec, get_game, register_game
+from five_towers_env.core.state import shares_of
 from five_towers_env.evaluation.specs import AgentSpec
 from five_towers_env.play import play_game
 
@@ -88,7 +89,7 @@ def play_job(specs: Sequence[AgentSpec], variant: str, job: GameJob, game: str =
     wall = time.perf_counter() - t0
     scores = [int(x) for x in result["scores"]]
     winners = [int(w) for w in result["winners"]]
-    share = [1.0 / len(winners) if s in winners else 0.0 for s in range(len(scores))]
+    share = shares_of(winners, len(scores))
     margins = [sc - max(scores[:s] + scores[s + 1:]) for s, sc in enumerate(scores)]
     return {"group": job.group, "game": job.index, "deal": job.deal, "deal_seed": job.deal_seed,
             "lineup": list(job.lineup),

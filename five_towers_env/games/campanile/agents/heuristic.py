@@ -36,8 +36,8 @@ from typing import Any
 
 import numpy as np
 
+from five_towers_env.core.agent import legal_actions
 from five_towers_env.games.campanile import actions as A
-from five_towers_env.games.campanile.agents.view import legal_actions
 from five_towers_env.games.campanile.endgame import next_player_endings
 from five_towers_env.games.campanile.rules import NUM_TOWERS, backers, flag_order, score_towers
 from five_towers_env.games.campanile.state import CampanileState, Phase
