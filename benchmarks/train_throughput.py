@@ -83,7 +83,7 @@ def _instrument(counters: Any) -> dict[str, float]:
 
     MaskablePPO.collect_rollouts = wall_timer("rollout_s", MaskablePPO.collect_rollouts)
     MaskablePPO.train = wall_timer("update_s", MaskablePPO.train)
-    GameSpec.agent_info = cpu_timer(CATEGORIES.index("agent_info"), GameSpec.agent_info)  # type: ignore[method-assign]
+    GameSpec.agent_info = cpu_timer(CATEGORIES.index("agent_info"), GameSpec.agent_info)
     for cls in _agent_classes():
         for name in ("act", "act_batch"):
             if name in vars(cls):

@@ -263,14 +263,17 @@ class GameSpec:
         return load(self.architectures[name])
 
     def _package_file(self, rel: str) -> Path:
-        return Path(importlib.import_module(self.module).__file__).parent / rel  # type: ignore[arg-type]
+        where = importlib.import_module(self.module).__file__
+        if where is None:
+            raise ValueError(f"{self.module} is not a package on disk: it cannot ship files")
+        return Path(where).parent / rel
 
     def network_path(self, num_players: int | None = None, variant: str | None = None) -> Path | None:
         """The policy-value network shipped for this setup (``None`` for both: the first one shipped), or None."""
-        if num_players is None and variant is None:
-            key = next(iter(self.shipped_networks), None)
+        if num_players is None or variant is None:
+            key = next(iter(self.shipped_networks), None) if num_players is None and variant is None else None
         else:
-            key = setup_key(num_players, variant)  # type: ignore[arg-type]
+            key = setup_key(num_players, variant)
         rel = self.shipped_networks.get(key) if key is not None else None
         return None if rel is None else self._package_file(rel)
 

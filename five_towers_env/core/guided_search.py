@@ -107,6 +107,13 @@ class _Node:
         return int(np.argmax(u))
 
 
+def _value(node: _Node) -> np.ndarray:
+    """An evaluated node's value for every seat."""
+    if node.value is None:
+        raise RuntimeError("the node has not been evaluated")
+    return node.value
+
+
 def _relative_to_absolute(values: np.ndarray, observer: int) -> np.ndarray:
     """Values listed from the observer on (``values[k]``: seat ``observer + k``) by seat number."""
     n = len(values)
@@ -187,7 +194,7 @@ def guided_search(game: GuidedGame, view: Any, seat: int, net: Evaluator, settin
     trees = [_Tree(view.determinize(seat, rng)) for _ in range(max(1, settings.determinisations))]
     evaluations = _evaluate(game, net, [([], t.root) for t in trees])
     prior = np.mean([t.root.prior for t in trees], axis=0)
-    root_value = float(np.mean([t.root.value[seat] for t in trees]))  # type: ignore[index]
+    root_value = float(np.mean([_value(t.root)[seat] for t in trees]))
     if settings.noise > 0:
         for t in trees:
             root = t.root

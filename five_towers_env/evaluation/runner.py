@@ -174,6 +174,14 @@ def resolve_workers(workers: int | None) -> int:
     return int(workers) or (os.cpu_count() or 1)
 
 
+def _filled(records: list[dict[str, Any] | None]) -> list[dict[str, Any]]:
+    """Every job's record, each one played by now."""
+    out = [r for r in records if r is not None]
+    if len(out) != len(records):
+        raise RuntimeError("a job finished without a record")
+    return out
+
+
 def run_jobs(specs: Sequence[AgentSpec], variant: str, jobs: Sequence[GameJob], workers: int | None = 1,
              progress: bool = True, desc: str = "games", chunk_size: int | None = None,
              game: str = DEFAULT_GAME) -> list[dict[str, Any]]:
@@ -189,7 +197,7 @@ def run_jobs(specs: Sequence[AgentSpec], variant: str, jobs: Sequence[GameJob], 
             for i, job in enumerate(jobs):
                 records[i] = play_job(specs, variant, job, game)
                 bar.update(1)
-            return records  # type: ignore[return-value]
+            return _filled(records)
         if chunk_size is None:
             chunk_size = max(1, min(25, math.ceil(len(jobs) / (workers * 8))))
         chunks = [list(range(i, min(i + chunk_size, len(jobs)))) for i in range(0, len(jobs), chunk_size)]
@@ -209,7 +217,7 @@ def run_jobs(specs: Sequence[AgentSpec], variant: str, jobs: Sequence[GameJob], 
                 for fut in pending:
                     fut.cancel()
                 raise
-        return records  # type: ignore[return-value]
+        return _filled(records)
     finally:
         bar.close()
 
