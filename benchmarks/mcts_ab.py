@@ -34,7 +34,6 @@ def decisions(game: str, variant: str | None, games: int, per_game: int, seed: i
     from five_towers_env.core.game import get_game
 
     g = get_game(game)
-    info_for = g.info_for()
     points = []
     for k in range(games):
         env = g.make_raw_env(num_players=2, variant=variant or g.default_variant)
@@ -44,7 +43,7 @@ def decisions(game: str, variant: str | None, games: int, per_game: int, seed: i
         taken = 0
         while not state.is_terminal():
             seat = state.current_player
-            obs, info = env.observe(env.possible_agents[seat]), info_for(state, seat)
+            obs, info = env.observe(env.possible_agents[seat]), g.agent_info(state, seat)
             if len(info["legal_actions"]) > 1 and taken < per_game:
                 points.append((obs, info))
                 taken += 1

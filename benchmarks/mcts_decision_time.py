@@ -37,7 +37,6 @@ def main() -> None:
     args = p.parse_args()
 
     g = get_game(args.game)
-    info_for = g.info_for()
     explicit = {"explicit": True} if g.explicit else {}  # a game without forced moves asks every decision
     mcts = parse_agent_spec(f"mcts:simulations={args.simulations}", game=g.name)
     rows = []  # (opponent, legal actions, wall s, cpu s)
@@ -50,7 +49,7 @@ def main() -> None:
             game = env.game
             while not game.is_terminal():
                 seat = game.current_player
-                info = info_for(game, seat)
+                info = g.agent_info(game, seat)
                 obs = env.observe(env.possible_agents[seat])
                 w, c = time.perf_counter(), time.process_time()
                 action = agents[seat].act(obs, info)

@@ -26,7 +26,7 @@ round, and the file keeps the median and range. Reported per row (seconds are fo
   waiting and pickling that process traffic costs; 0 in-process).
 
 The instruments are patched onto stable names (``MaskablePPO.collect_rollouts`` / ``train``, the
-vector env's ``step_wait``, the agents' ``act`` / ``act_batch``, ``GameSpec.info_for``), so one copy of
+vector env's ``step_wait``, the agents' ``act`` / ``act_batch``, ``GameSpec.agent_info``), so one copy of
 this file measures old and new checkouts alike. Speed is a ratio measured in one run: the machine is
 shared and noisy.
 """
@@ -83,12 +83,7 @@ def _instrument(counters: Any) -> dict[str, float]:
 
     MaskablePPO.collect_rollouts = wall_timer("rollout_s", MaskablePPO.collect_rollouts)
     MaskablePPO.train = wall_timer("update_s", MaskablePPO.train)
-    original_info_for = GameSpec.info_for
-
-    def info_for(self: Any) -> Any:
-        return cpu_timer(CATEGORIES.index("agent_info"), original_info_for(self))
-
-    GameSpec.info_for = info_for
+    GameSpec.agent_info = cpu_timer(CATEGORIES.index("agent_info"), GameSpec.agent_info)
     for cls in _agent_classes():
         for name in ("act", "act_batch"):
             if name in vars(cls):

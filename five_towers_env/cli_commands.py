@@ -105,6 +105,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 def cmd_replay(args: argparse.Namespace) -> int:
     """Check a recorded game and print it move by move, or write it as an HTML replay or an SVG."""
     from five_towers_env.atomic import write_text
+    from five_towers_env.core.game import get_game
     from five_towers_env.core.gameui import get_ui
     from five_towers_env.play import MoveLog
     from five_towers_env.replay import RecordError, frame_state, read_record, replay, result_line, write_html
@@ -137,7 +138,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     try:
         for state, move in replay(record):
             if move is None:
-                log.start(state, ui)
+                log.start(state, get_game(record["game"]))
             else:
                 log.move(move)
     except RecordError as exc:

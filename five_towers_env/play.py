@@ -17,7 +17,7 @@ from typing import Any, TextIO
 
 from five_towers_env.core.agent import Agent
 from five_towers_env.core.game import DEFAULT_GAME, GameSpec, get_game
-from five_towers_env.core.gameui import GameUI, get_ui
+from five_towers_env.core.gameui import get_ui
 
 
 @dataclass(frozen=True)
@@ -40,8 +40,9 @@ class Move:
 class GameWatcher:
     """Follows games through :func:`play_game` (or a replay); every hook does nothing here."""
 
-    def start(self, game: Any, ui: GameUI) -> None:
-        """The game is set up (before any move, forced or not); ``ui`` is its :class:`GameUI`."""
+    def start(self, game: Any, spec: GameSpec) -> None:
+        """The game is set up (before any move, forced or not); ``spec`` is its :class:`GameSpec`
+        (``get_ui(spec.name)`` gives its :class:`~five_towers_env.core.gameui.GameUI`)."""
 
     def move(self, move: Move) -> None:
         """A move was applied."""
@@ -85,9 +86,9 @@ class MoveLog(GameWatcher):
             self._write("\n" + self.ui.text_view(game, None) + "\n")
         self._write("-- " + self.ui.round_summary(game))
 
-    def start(self, game: Any, ui: GameUI) -> None:
+    def start(self, game: Any, spec: GameSpec) -> None:
         """Open the first round."""
-        self.ui = ui
+        self.ui = get_ui(spec.name)
         self._open_round(game)
 
     def move(self, move: Move) -> None:
@@ -129,10 +130,8 @@ def play_game(agents: Sequence[Agent], variant: str | None = None, seed: int | N
     env = g.make_raw_env(**kwargs)
     env.reset(seed=seed, options=options)
     state = env.game
-    info_for = g.info_for()
-    ui = get_ui(g.name)
     for w in watchers:
-        w.start(state, ui)
+        w.start(state, g)
     steps = moves = 0
     while not state.is_terminal():
         seat = state.current_player
@@ -141,12 +140,12 @@ def play_game(agents: Sequence[Agent], variant: str | None = None, seed: int | N
         if forced:
             action = legal[0]
         else:
-            action = agents[seat].act(env.observe(env.possible_agents[seat]), info_for(state, seat))
+            action = agents[seat].act(env.observe(env.possible_agents[seat]), g.agent_info(state, seat))
             steps += 1
         env.step(action)
         moves += 1
         if watchers:
-            move = Move(moves, seat, int(action), ui.action_name(int(action)), forced, state)
+            move = Move(moves, seat, int(action), g.action_name(int(action)), forced, state)
             for w in watchers:
                 w.move(move)
     result = {"scores": env.scores(), "winners": env.winners(),

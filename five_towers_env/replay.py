@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from five_towers_env.atomic import write_text
-from five_towers_env.core.game import DEFAULT_GAME
+from five_towers_env.core.game import DEFAULT_GAME, GameSpec, get_game
 from five_towers_env.core.gameui import GameUI, get_ui
 from five_towers_env.play import GameWatcher, Move
 
@@ -59,21 +59,22 @@ class GameRecorder(GameWatcher):
         self.info = dict(info or {})
         self.segments: list[dict[str, Any]] = []
         self.result: dict[str, Any] | None = None
+        self.spec: GameSpec | None = None
         self.ui: GameUI | None = None
 
-    def _started(self) -> GameUI:
-        """The game's UI, once :meth:`start` has run."""
-        if self.ui is None:
+    def _started(self) -> tuple[GameSpec, GameUI]:
+        """The game's spec and UI, once :meth:`start` has run."""
+        if self.spec is None or self.ui is None:
             raise RuntimeError("nothing recorded yet: pass the recorder to play_game(watchers=[...])")
-        return self.ui
+        return self.spec, self.ui
 
     def _segment(self, game: Any) -> dict[str, Any]:
-        ui = self._started()
-        return {"round": int(ui.round_index(game)), "position": ui.save_position(game), "moves": []}
+        spec, ui = self._started()
+        return {"round": int(ui.round_index(game)), "position": spec.position_of(game), "moves": []}
 
-    def start(self, game: Any, ui: GameUI) -> None:
+    def start(self, game: Any, spec: GameSpec) -> None:
         """Keep the starting position."""
-        self.ui = ui
+        self.spec, self.ui = spec, get_ui(spec.name)
         self.segments = [self._segment(game)]
         self.result = None
 
@@ -84,7 +85,7 @@ class GameRecorder(GameWatcher):
             entry["forced"] = True
         self.segments[-1]["moves"].append(entry)
         game = move.game
-        if not game.is_terminal() and self._started().round_index(game) != self.segments[-1]["round"]:
+        if not game.is_terminal() and self._started()[1].round_index(game) != self.segments[-1]["round"]:
             self.segments.append(self._segment(game))
 
     def end(self, result: dict[str, Any]) -> None:
@@ -93,7 +94,7 @@ class GameRecorder(GameWatcher):
 
     def record(self) -> dict[str, Any]:
         """The record so far as a JSON-able dict (see the module docstring)."""
-        out: dict[str, Any] = {"format": RECORD_FORMAT, "version": RECORD_VERSION, "game": self._started().name,
+        out: dict[str, Any] = {"format": RECORD_FORMAT, "version": RECORD_VERSION, "game": self._started()[0].name,
                                "seats": self.labels, "info": self.info, "segments": self.segments,
                                "finished": self.result is not None}
         if self.result is not None:
@@ -179,7 +180,7 @@ def replay(record: dict[str, Any]) -> Iterator[tuple[Any, Move | None]]:
     :class:`RecordError` for a move that is not legal, out of turn, or leads elsewhere than the
     record's next position, and for final scores that differ from the recorded ones."""
     record = check_record(record)
-    ui = get_ui(record["game"])
+    spec, ui = get_game(record["game"]), get_ui(record["game"])
     segments = record["segments"]
 
     def load(k: int) -> Any:
@@ -201,7 +202,7 @@ def replay(record: dict[str, Any]) -> Iterator[tuple[Any, Move | None]]:
             if m["seat"] != state.current_player:
                 raise RecordError(f"{where}: it is seat {state.current_player}'s turn")
             try:
-                action = ui.action_from_name(m["move"])
+                action = spec.action_from_name(m["move"])
                 state.apply_action(action)
             except ValueError as exc:
                 raise RecordError(f"{where}: {exc}") from None
@@ -216,7 +217,7 @@ def replay(record: dict[str, Any]) -> Iterator[tuple[Any, Move | None]]:
                 if problem:
                     raise RecordError(f"{where}: {problem}")
                 state = load(k + 1)
-            yield state, Move(number, int(m["seat"]), int(action), ui.action_name(action),
+            yield state, Move(number, int(m["seat"]), int(action), spec.action_name(action),
                               bool(m.get("forced", False)), state)
     if record.get("finished"):
         if not state.is_terminal():
@@ -327,7 +328,7 @@ def build_html(record: dict[str, Any], title: str | None = None) -> str:
         facts.append(f"variant {info['variant']}")
     facts.append(f"{len(data['frames']) - 1} moves")
     facts.append(data["result"] or "game not finished")
-    title = title or f"{ui.title} replay"
+    title = title or f"{get_game(record['game']).title} replay"
     # JSON in a <script>: escape "<" so no string in it can close the script element
     blob = json.dumps(data, separators=(",", ":")).replace("<", "\\u003c")
     return (_page().replace("__TITLE__", escape(title)).replace("__SUB__", escape(" - ".join(facts)))

@@ -34,6 +34,7 @@ from five_towers_env.core.agent import RandomAgent
 from five_towers_env.core.env import GameEnv
 from five_towers_env.core.game import GAMES, GameSpec, get_game, register_game
 from five_towers_env.core.gameui import GameUI, get_ui
+from five_towers_env.core.state import State
 from five_towers_env.evaluation import evaluate, round_robin
 from five_towers_env.play import play_game
 from five_towers_env.replay import GameRecorder, replay, write_html
@@ -122,16 +123,33 @@ def test_the_spec_matches_the_environment(spec: GameSpec) -> None:
     assert {"random", "ppo", "human"} <= set(spec.agents)
 
 
-def test_the_ui_and_agent_info_name_the_game(spec: GameSpec) -> None:
-    ui = get_ui(spec.name)
-    assert isinstance(ui, GameUI) and ui.name == spec.name and ui is spec.load_ui()
+def test_the_facts_are_the_specs(spec: GameSpec) -> None:
+    """The name, the codec and the position format are declared once, in the spec: the environment, the
+    agents' info and the chance model take them from it."""
+    assert isinstance(get_ui(spec.name), GameUI) and get_ui(spec.name) is spec.load_ui()
     env = spec.make_raw_env(num_players=spec.min_players)
     env.reset(seed=1)
+    assert env.metadata["name"] == f"{spec.name}_v0" and env.game_spec is spec
+    assert spec.actions.NUM_ACTIONS == spec.num_actions == env.action_space(env.possible_agents[0]).n
     seat = env.game.current_player
-    info = spec.info_for()(env.game, seat)
+    info = spec.agent_info(env.game, seat)
     assert info["game"] == spec.name and info["seat"] == seat and info["legal_actions"] == env.legal_actions()
-    assert info["legal_action_names"] == [ui.action_name(a) for a in env.legal_actions()]
-    assert all(ui.action_from_name(ui.action_name(a)) == a for a in range(spec.num_actions))
+    assert info["legal_action_names"] == [spec.action_name(a) for a in env.legal_actions()] == env.legal_action_names()
+    assert all(spec.action_from_name(spec.action_name(a)) == a for a in range(spec.num_actions))
+    assert env.position() == spec.position_of(env.game)
+    assert isinstance(env.game, State)
+    if spec.chance:
+        model = spec.chance_state()
+        assert (model.num_actions, model.observation_size, model.perfect_information) == \
+            (spec.num_actions, spec.observation_size, spec.perfect_information)
+
+
+def test_agents_attach_by_capability(spec: GameSpec) -> None:
+    """Every game has the flat search; a game with observe the network agents; one with chance an OpenSpiel bot."""
+    assert {"random", "mcts", "ppo", "human"} <= set(spec.agents)
+    assert ({"net", "guided"} <= set(spec.agents)) == bool(spec.observe)
+    bot = "openspiel-mcts" if spec.perfect_information else "openspiel-ismcts"
+    assert (bot in spec.agents) == bool(spec.chance)
 
 
 # -- PettingZoo -------------------------------------------------------------------------------
@@ -163,9 +181,9 @@ def test_api_test_raw(game: str) -> None:
 
 def check_hidden_information(spec: GameSpec, env: Any, moves: int = 60, seed: int = 0) -> int:
     """Play ``moves`` random moves of ``env`` (reset, raw) and, before each, redraw for every seat what
-    it cannot see (``spec.determinize``): its observation, its text view and its agent view must not
+    it cannot see (``state.determinize``): its observation, its text view and its agent view must not
     change. Returns how often the redraw changed the position (0: nothing was hidden)."""
-    determinize, info_for, ui = spec.determinizer(), spec.info_for(), spec.load_ui()
+    ui = spec.load_ui()
     rng = np.random.default_rng(seed)
     changed = 0
     for _ in range(moves):
@@ -173,8 +191,8 @@ def check_hidden_information(spec: GameSpec, env: Any, moves: int = 60, seed: in
         if state.is_terminal():
             break
         for seat, agent in enumerate(env.possible_agents):
-            other = determinize(state, seat, rng)
-            changed += ui.save_position(other) != ui.save_position(state)
+            other = state.determinize(seat, rng)
+            changed += spec.position_of(other) != spec.position_of(state)
             seen = env.observe(agent)
             env.game = other
             try:
@@ -185,7 +203,8 @@ def check_hidden_information(spec: GameSpec, env: Any, moves: int = 60, seed: in
             assert np.array_equal(seen["observation"], redrawn["observation"]), f"{where}: the observation shows it"
             assert np.array_equal(seen["action_mask"], redrawn["action_mask"]), f"{where}: the mask shows it"
             assert ui.text_view(other, seat) == ui.text_view(state, seat), f"{where}: the text view shows it"
-            assert ui.save_position(info_for(other, seat)["view"]) == ui.save_position(info_for(state, seat)["view"]), \
+            assert spec.position_of(spec.agent_info(other, seat)["view"]) == \
+                spec.position_of(spec.agent_info(state, seat)["view"]), \
                 f"{where}: the agent's view shows it"
         env.step(int(rng.choice(env.legal_actions())))
     return changed
@@ -201,12 +220,12 @@ def test_observations_hide_what_determinize_redraws(spec: GameSpec) -> None:
 def test_the_hidden_information_check_catches_a_leak(spec: GameSpec) -> None:
     env = spec.make_raw_env(num_players=_players(spec))
     env.reset(seed=3)
-    ui, honest = spec.load_ui(), env.observe
+    honest = env.observe
 
     def leaky(agent: str) -> dict[str, np.ndarray]:
         """The honest observation, its first value replaced by a digest of the whole position."""
         obs = honest(agent)
-        obs["observation"][0] = hash(json.dumps(ui.save_position(env.game), sort_keys=True)) % 997 / 997
+        obs["observation"][0] = hash(json.dumps(spec.position_of(env.game), sort_keys=True)) % 997 / 997
         return obs
 
     env.observe = leaky
@@ -239,7 +258,7 @@ def test_a_record_replays_to_the_same_end(spec: GameSpec, tmp_path: Path) -> Non
     record = json.loads(json.dumps(recorder.record()))
     *_, (state, move) = replay(record)
     assert state.is_terminal() and state.scores() == result["scores"] and move.number == result["moves"]
-    assert f"{spec.load_ui().title} replay" in write_html(record, tmp_path / "replay.html").read_text()
+    assert f"{spec.title} replay" in write_html(record, tmp_path / "replay.html").read_text()
 
 
 def test_evaluate_and_round_robin(spec: GameSpec) -> None:

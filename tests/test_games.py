@@ -17,7 +17,7 @@ import pytest
 from five_towers_env.agents.human import HumanAgent
 from five_towers_env.agents.registry import AgentSettingError, agent_class, agents_of, make_agent
 from five_towers_env.cli import main
-from five_towers_env.core.game import GAMES
+from five_towers_env.core.game import GAMES, get_game
 from five_towers_env.core.gameui import get_ui
 from five_towers_env.evaluation.match import AgentSpec, evaluate, parse_agent_spec
 from five_towers_env.evaluation.tournament import round_robin
@@ -41,8 +41,8 @@ def five_towers(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
 class Actions(GameWatcher):
     """Keeps every move's action id and the variant of the game played."""
 
-    def start(self, game, ui) -> None:
-        self.actions, self.variant, self.ui = [], game.variant, ui
+    def start(self, game, spec) -> None:
+        self.actions, self.variant, self.spec = [], game.variant, spec
 
     def move(self, move) -> None:
         assert not move.forced  # Campanile puts every decision to its agent
@@ -52,7 +52,7 @@ class Actions(GameWatcher):
 class Seats(GameWatcher):
     """Keeps the seat of every move."""
 
-    def start(self, game, ui) -> None:
+    def start(self, game, spec) -> None:
         self.seats = []
 
     def move(self, move) -> None:
@@ -109,7 +109,7 @@ def test_agent_specs_resolve_against_the_game():
 def test_play_game_campanile_matches_the_env(players, variant):
     log = Actions()
     result = play_game(randoms(players), variant=variant, seed=players, watchers=[log], game="campanile")
-    assert log.variant == variant and log.ui is CAMPANILE
+    assert log.variant == variant and log.spec is get_game("campanile")
     assert result["steps"] == result["moves"] == len(log.actions)
     # the same moves through the environment itself give the same end
     env = campanile_env(num_players=players, variant=variant)

@@ -14,12 +14,13 @@ from five_towers_env.agents import make_agent
 from five_towers_env.agents.guided import GuidedSearchAgent, NetworkAgent, PolicyValueNet
 from five_towers_env.agents.policy import PolicyAgent
 from five_towers_env.core.game import GameSpec, get_game
-from five_towers_env.core.guided_search import PUCT, guided_search, win_shares
+from five_towers_env.core.guided_search import PUCT, guided_search
+from five_towers_env.core.state import shares_of
+from five_towers_env.games.campanile import SPEC as CAMPANILE
 from five_towers_env.games.campanile import CampanileState
-from five_towers_env.games.campanile.agents import agent_info as campanile_info
+from five_towers_env.games.five_towers import SPEC as FIVE_TOWERS
 from five_towers_env.games.five_towers import actions as A
 from five_towers_env.games.five_towers import raw_env
-from five_towers_env.games.five_towers.agents.view import agent_info as five_towers_info
 from five_towers_env.games.five_towers.state import Phase
 
 GAMES = ("five_towers", "campanile")
@@ -54,7 +55,7 @@ def _observation(game: str, state, seat: int) -> dict:
 
 
 def _info(game: str, state, seat: int) -> dict:
-    return (five_towers_info if game == "five_towers" else campanile_info)(state, seat)
+    return (FIVE_TOWERS if game == "five_towers" else CAMPANILE).agent_info(state, seat)
 
 
 def _positions(game: str, seed: int, count: int):
@@ -77,8 +78,8 @@ def _positions(game: str, seed: int, count: int):
 
 
 def test_win_shares():
-    assert win_shares([1.0, -1.0]).tolist() == [1.0, 0.0]
-    assert win_shares([1.0, 1.0, -1.0]).tolist() == [0.5, 0.5, 0.0]
+    assert shares_of([0], 2) == [1.0, 0.0]
+    assert shares_of([0, 1], 3) == [0.5, 0.5, 0.0]
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -145,7 +146,7 @@ def test_search_takes_a_win_it_sees():
             s.apply_action(legal[int(rng.integers(len(legal)))])
         if s.is_terminal():
             continue
-        info = campanile_info(s, s.current_player)
+        info = CAMPANILE.agent_info(s, s.current_player)
         if info["view"].legal_actions() != s.legal_actions():
             continue
         agent = GuidedSearchAgent(make_network("/tmp/_pv_win.npz", "campanile", seed=1), seed=0, simulations=200,
@@ -164,7 +165,7 @@ def test_guided_refuses_another_player_count(networks):
     agent = GuidedSearchAgent(networks["campanile"], seed=0, game="campanile")
     s = CampanileState.new_game(3, "pile", np.random.default_rng(0))
     with pytest.raises(ValueError, match="2-player"):
-        agent.act(None, campanile_info(s, 0))
+        agent.act(None, CAMPANILE.agent_info(s, 0))
 
 
 def test_registry_builds_both_agents(networks):
@@ -203,8 +204,8 @@ def test_five_towers_agents_ignore_the_deck_order(name, networks):
             synced, reordered = env.game.rounds_played, reordered + (deck != pos["deck"])
         seat = env.game.current_player
         agent = env.possible_agents[seat]
-        a = real[seat].act(env.observe(agent), five_towers_info(env.game, seat))
-        b = twins[seat].act(twin.observe(agent), five_towers_info(twin.game, seat))
+        a = real[seat].act(env.observe(agent), FIVE_TOWERS.agent_info(env.game, seat))
+        b = twins[seat].act(twin.observe(agent), FIVE_TOWERS.agent_info(twin.game, seat))
         assert a == b, f"round {synced}: {A.action_name(a)} in the real game, {A.action_name(b)} in the twin"
         env.step(a)
         twin.step(b)
@@ -224,7 +225,7 @@ def test_campanile_agents_ignore_hidden_cards(name, networks):
         other = s.determinize(seat, rng)
         other.rng = np.random.default_rng(int(rng.integers(1 << 30)))
         changed += other.hands != s.hands
-        i1, i2 = campanile_info(s, seat), campanile_info(other, seat)
+        i1, i2 = CAMPANILE.agent_info(s, seat), CAMPANILE.agent_info(other, seat)
         a = make_agent(name, seed=9, game="campanile", **settings).act(_observation("campanile", s, seat), i1)
         b = make_agent(name, seed=9, game="campanile", **settings).act(_observation("campanile", other, seat), i2)
         assert a == b

@@ -10,7 +10,6 @@ import pytest
 
 pyspiel = pytest.importorskip("pyspiel")
 
-from five_towers_env.games.five_towers.agents.view import determinize  # noqa: E402
 from five_towers_env.integrations.openspiel import load_game  # noqa: E402
 
 from test_openspiel import random_step  # noqa: E402
@@ -75,8 +74,8 @@ def test_five_towers_views_ignore_the_deck_order():
         if state.is_terminal() or state.is_chance_node():
             continue
         engine = state.core.engine
-        one = game.state_from_engine(determinize(engine, 0, rng))
-        two = game.state_from_engine(determinize(engine, 0, rng))
+        one = game.state_from_engine(engine.determinize(0, rng))
+        two = game.state_from_engine(engine.determinize(0, rng))
         assert one.core.engine.deck != two.core.engine.deck or len(engine.deck) < 2
         for p in range(3):
             assert _view(one, p) == _view(two, p)

@@ -21,7 +21,7 @@ class Toy:
         self.dealt: list[int] = []
         self.played: list[int] = []
 
-    def determinise(self, i: int) -> float:
+    def sample(self, i: int) -> float:
         self.dealt.append(i)
         return float(self.rng.normal())
 

@@ -87,7 +87,6 @@ class _SpecHooks:
 
     def __init__(self, spec: GameSpec) -> None:
         self.num_actions = spec.num_actions
-        self.determinise = spec.determinizer()
         self.observe = spec.observer()
         self._shares_rng: bool | None = None
 

@@ -21,7 +21,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from five_towers_env.core.game import DEFAULT_GAME
+from five_towers_env.core.game import DEFAULT_GAME, get_game
 from five_towers_env.core.gameui import GameUI, get_ui
 
 QUIT_WORDS = ("q", "quit", "exit")
@@ -97,9 +97,10 @@ class HumanAgent:
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
         """Show the table and the legal moves, and read the person's choice (see the module docstring)."""
-        ui = get_ui(info.get("game", self.game))
+        game = info.get("game", self.game)
+        ui, spec = get_ui(game), get_game(game)
         legal = list(info.get("legal_actions") or np.flatnonzero(observation["action_mask"]).tolist())
-        names = [ui.action_name(a) for a in legal]
+        names = [spec.action_name(a) for a in legal]
         self._show(ui, info, names)
         prompt = f"move [1-{len(names)} or a name; ? help, q quit]> "
         while True:

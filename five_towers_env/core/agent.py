@@ -1,11 +1,12 @@
 """The agent interface shared by every game's agents, and the one agent every game has.
 
 An agent answers ``act(observation, info) -> action id``. ``observation`` is the environment's
-observation dict (flat float32 vector and int8 action mask); ``info`` is what the game's
-``agent_info(state, seat)`` gives the seat on move, public information only: at least
+observation dict (flat float32 vector and int8 action mask); ``info`` is what
+``GameSpec.agent_info(state, seat)`` gives the seat on move, public information only: at least
 ``info["game"]`` (the game's registry name), ``info["seat"]``, ``info["legal_actions"]`` (ids),
-``info["legal_action_names"]`` and ``info["view"]`` (a copy of the state with what the seat may
-not see hidden or redrawn; see each game's ``agents/view.py``).
+``info["legal_action_names"]`` and ``info["view"]`` (the state's ``public_view(seat)``: a copy with
+what the seat may not see redrawn by a fixed rule). :func:`five_towers_env.core.state.agent_info`
+builds it, the same for every game.
 """
 from __future__ import annotations
 
@@ -29,10 +30,16 @@ class Agent(Protocol):
         ...
 
 
-def legal_actions(observation: dict[str, np.ndarray], info: dict[str, Any]) -> list[int]:
-    """The legal action ids an agent may choose from: ``info["legal_actions"]``, else the mask's."""
+def legal_actions(observation: dict[str, np.ndarray] | None, info: dict[str, Any]) -> list[int]:
+    """The legal action ids an agent may choose from: ``info["legal_actions"]``, else the observation's
+    action mask, else those of ``info["view"]``."""
     legal = info.get("legal_actions")
-    return list(legal) if legal else np.flatnonzero(observation["action_mask"]).tolist()
+    if legal:
+        return list(legal)
+    if observation is not None and "action_mask" in observation:
+        return np.flatnonzero(observation["action_mask"]).tolist()
+    view = info.get("view")
+    return list(view.legal_actions()) if view is not None else []
 
 
 class RandomAgent:

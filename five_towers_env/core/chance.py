@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from five_towers_env.core.errors import IllegalActionError
+from five_towers_env.core.game import GameSpec
 
 #: ``current_player()`` of a chance node and of a finished game (OpenSpiel's ``PlayerId`` values)
 CHANCE = -1
@@ -44,16 +45,27 @@ class ChanceState(ABC):
             that step (a chance outcome id) or :data:`UNSEEN`.
     """
 
-    #: whether every seat sees everything (only the deck's order, drawn by chance, is hidden)
-    perfect_information: ClassVar[bool]
+    #: the game's spec: its action space, observation size and whether it has perfect information
+    game_spec: ClassVar[GameSpec]
     #: the number of distinct chance outcomes (ids ``0 .. max_chance_outcomes - 1``)
     max_chance_outcomes: ClassVar[int]
-    #: the number of distinct player actions (the game's flat action space)
+    #: from the spec: whether every seat sees everything (only what chance draws next is hidden)
+    perfect_information: ClassVar[bool]
+    #: from the spec: the number of distinct player actions (the game's flat action space)
     num_actions: ClassVar[int]
-    #: the length of the game's flat observation vector
+    #: from the spec: the length of the game's flat observation vector
     observation_size: ClassVar[int]
+    #: whether every seat sees each player's action as it is made (False: only the player itself does,
+    #: as a bid made face down; what the table learns of it later is in the observations)
+    public_actions: ClassVar[bool] = True
     #: the game's settings beyond players and variant: name -> allowed values, the default first
     options: ClassVar[Mapping[str, tuple[str, ...]]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        spec = cls.game_spec
+        cls.perfect_information, cls.num_actions, cls.observation_size = (
+            spec.perfect_information, spec.num_actions, spec.observation_size)
 
     def __init__(self, engine: Any, num_players: int, variant: str, settings: Mapping[str, Any]) -> None:
         self.engine = engine
@@ -207,7 +219,8 @@ class ChanceState(ABC):
         if player == CHANCE:
             return self.outcome_text(action) if card != UNSEEN else "?"
         shown = f" ({self.outcome_text(card)})" if card != UNSEEN else ""
-        return f"{player}:{self.action_text(action)}{shown}"
+        what = self.action_text(action) if self.public_actions or player == seat else "?"
+        return f"{player}:{what}{shown}"
 
     def text(self) -> str:
         """The whole state as text, hidden cards included (for debugging; OpenSpiel's ``str(state)``)."""
@@ -250,7 +263,7 @@ class ChanceState(ABC):
             row = self.observation_size + i * width
             if player == CHANCE:
                 out[row + width - 1] = 1.0
-            else:
+            elif self.public_actions or player == seat:
                 out[row + action] = 1.0
             if seen[seat] != UNSEEN:
                 out[row + a + seen[seat]] = 1.0

@@ -15,7 +15,7 @@ import abc
 import difflib
 import operator
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -24,6 +24,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from five_towers_env.core.errors import IllegalActionError
+from five_towers_env.core.game import GameSpec
 
 #: the keys of every ``infos[agent]``, present from ``reset()`` on
 INFO_KEYS = ("phase", "score", "scores", "winners")
@@ -58,10 +59,10 @@ def action_id(action: Any, codec: Any) -> int:
                           f"{action!r}; pass int(...) of an id (env.action_from_name(name) gives one)") from None
 
 
-#: what a game's ``raw_env`` class must set: the action codec (a module with ``NUM_ACTIONS``,
-#: ``action_name(id)`` and ``action_from_name(name)``), ``save_position(state)`` (in ``staticmethod``),
-#: the reset options it takes, and ``metadata`` (PettingZoo's: ``name``, ``render_modes``)
-REQUIRED_ATTRIBUTES = ("_actions", "_save_position", "_reset_options", "metadata")
+#: what a game's ``raw_env`` class must set: its ``game_spec`` (the action codec, the position format
+#: and the name come from it), the reset options it takes, and ``metadata`` (PettingZoo's ``render_modes``;
+#: its ``name`` is the spec's name with ``_v0``)
+REQUIRED_ATTRIBUTES = ("game_spec", "_reset_options", "metadata")
 
 
 class GameEnv(AECEnv, abc.ABC):
@@ -74,8 +75,8 @@ class GameEnv(AECEnv, abc.ABC):
     ``illegal_message``, ``scores``, ``winners``, ``legal_actions`` and ``phase_name``.
     """
 
+    game_spec: ClassVar[GameSpec]
     _actions: ClassVar[Any]
-    _save_position: ClassVar[Callable[[Any], dict[str, Any]]]
     _reset_options: ClassVar[tuple[str, ...]]
     _position_keys: ClassVar[Sequence[str]] = ()
     game: Any
@@ -85,6 +86,8 @@ class GameEnv(AECEnv, abc.ABC):
         missing = [name for name in REQUIRED_ATTRIBUTES if name not in _own_and_inherited(cls)]
         if missing:
             raise TypeError(f"{cls.__module__}.{cls.__qualname__} must set {', '.join(missing)} (see GameEnv)")
+        cls._actions = cls.game_spec.actions
+        cls.metadata = {"name": f"{cls.game_spec.name}_v0", **cls.metadata}
 
     @abc.abstractmethod
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
@@ -231,7 +234,7 @@ class GameEnv(AECEnv, abc.ABC):
     def position(self) -> dict[str, Any]:
         """The current position in the game's JSON position format. It names hidden cards (the
         deck or pile order, hands): for saving and bug reports, never for an agent's observation."""
-        return type(self)._save_position(self.game)  # a staticmethod: no self
+        return self.game_spec.position_of(self.game)
 
     def scores(self) -> list[int]:
         """Each seat's score if the game were scored now."""

@@ -14,8 +14,11 @@ import importlib
 import os
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
+
+from five_towers_env.core.state import agent_info
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,12 @@ def parse_setup_key(key: str) -> tuple[int, str]:
     return int(players), variant
 
 
+@cache
+def _module(name: str) -> Any:
+    """The module ``name``, imported once (a spec keeps only the name, so that it pickles)."""
+    return importlib.import_module(name)
+
+
 def load(target: str) -> Any:
     """The object at ``"module:attribute"``."""
     module, _, attr = target.partition(":")
@@ -68,6 +77,13 @@ def load(target: str) -> Any:
 #: and a person at the terminal
 RANDOM_AGENT = {"random": "five_towers_env.core.agent:RandomAgent"}
 LAST_AGENTS = {"ppo": "five_towers_env.agents.policy:PolicyAgent", "human": "five_towers_env.agents.human:HumanAgent"}
+#: the agents a game gets by what it declares (GameSpec.agents): the flat search on any game, the
+#: network and network-guided search on a game with ``observe``, an OpenSpiel bot on a game with ``chance``
+SEARCH_AGENT = {"mcts": "five_towers_env.agents.flat_search:FlatSearchAgent"}
+NETWORK_AGENTS = {"net": "five_towers_env.agents.guided:NetworkAgent",
+                  "guided": "five_towers_env.agents.guided:GuidedSearchAgent"}
+OPENSPIEL_AGENTS = {"openspiel-mcts": "five_towers_env.integrations.openspiel.bots:MCTSAgent",
+                    "openspiel-ismcts": "five_towers_env.integrations.openspiel.bots:ISMCTSAgent"}
 
 
 @dataclass(frozen=True)
@@ -83,18 +99,21 @@ class GameSpec:
         num_actions: the size of the flat ``Discrete`` action space.
         observation_size: the length of the flat float32 observation vector.
         raw_env, env: ``"module:callable"`` building the unwrapped PettingZoo AEC environment
-            (``num_players=``, ``variant=``, ``render_mode=``, and the game's own ``env_options``)
+            (``num_players=``, ``variant=``, ``render_mode=``, and the game's own options as keywords)
             and the same inside PettingZoo's standard wrappers.
-        agent_info: ``"module:function"``: ``(state, seat) -> info`` for the agent on move
-            (public information only; see :mod:`five_towers_env.core.agent`).
+        codec: the game's action codec, a module with ``NUM_ACTIONS``, ``action_name(id)`` and
+            ``action_from_name(name)`` (the environment, the move log, records and agents' ``info`` use it).
+        save_position: ``"module:function"``: ``(state) -> dict``, the state as a JSON-able position
+            (the environment's ``position()``, records).
         check_setup: ``"module:function"``: ``(num_players, variant)``, raising ``ValueError``.
         ui: ``"module:attribute"`` of the game's :class:`~five_towers_env.core.gameui.GameUI`
             (the human seat, move logs, records and replays).
-        determinize: ``"module:function"``: ``(state, observer, rng) -> state``, a copy in which
-            everything ``observer`` cannot see is drawn again at random, consistent with what it
-            has seen (for search over hidden information, and for tests that observations hide it).
         agents: the game's own agents, registry name -> ``"module:Class"`` (each takes ``seed=``
-            plus keyword settings); ``random``, ``ppo`` and ``human`` are added for every game.
+            plus keyword settings). Every game also gets, by capability (its own entry of the same
+            name wins): ``random``; ``mcts``, the flat search with default hooks
+            (:class:`~five_towers_env.agents.flat_search.FlatSearchAgent`); ``net`` and ``guided`` if it
+            has :attr:`observe`; ``openspiel-mcts`` (perfect information) or ``openspiel-ismcts`` if it has
+            :attr:`chance`; and ``ppo`` and ``human``.
         pettingzoo_id, gymnasium_id: the ids registered with PettingZoo (the wrapped AEC env)
             and Gymnasium (the single-agent env); empty: not registered.
         shipped_policies: ``"<players>p-<variant>"`` -> a policy file inside the game's package,
@@ -102,6 +121,8 @@ class GameSpec:
             a setup with none); ``"<players>p-<variant>:v<k>"`` names its numbered versions
             (``ppo:version=k``), earlier ones kept for comparison.
         explicit: whether ``raw_env`` takes ``explicit=`` (single-choice decisions applied by default).
+        perfect_information: whether every seat sees the whole position (only the order of what chance
+            draws next is hidden); with it a search may play on the public view itself.
         observe: ``"module:function"``: ``(state, seat) -> observation vector``, the flat observation
             the environment shows ``seat`` (for network-guided search); empty: none.
         shipped_networks: ``"<players>p-<variant>"`` -> a policy-value network file inside the game's
@@ -126,15 +147,16 @@ class GameSpec:
     observation_size: int
     raw_env: str
     env: str
-    agent_info: str
+    codec: str
+    save_position: str
     check_setup: str
     ui: str
-    determinize: str
     agents: Mapping[str, str] = field(default_factory=dict)
     pettingzoo_id: str = ""
     gymnasium_id: str = ""
     shipped_policies: Mapping[str, str] = field(default_factory=dict)
     explicit: bool = False
+    perfect_information: bool = False
     observe: str = ""
     shipped_networks: Mapping[str, str] = field(default_factory=dict)
     chance: str = ""
@@ -142,7 +164,7 @@ class GameSpec:
     architectures: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        targets = ("raw_env", "env", "agent_info", "check_setup", "ui", "determinize")
+        targets = ("raw_env", "env", "save_position", "check_setup", "ui")
         problems = [f"{key} must name 'module:attribute', got {getattr(self, key)!r}"
                     for key in targets if ":" not in getattr(self, key)]
         if not self.variants:
@@ -156,7 +178,18 @@ class GameSpec:
                      for name, target in getattr(self, kind).items() if ":" not in target]
         if problems:
             raise ValueError(f"game spec {self.name!r}: " + "; ".join(problems))
-        object.__setattr__(self, "agents", {**RANDOM_AGENT, **dict(self.agents), **LAST_AGENTS})
+        object.__setattr__(self, "agents", {**RANDOM_AGENT, **dict(self.agents), **self._capability_agents(),
+                                            **LAST_AGENTS})
+
+    def _capability_agents(self) -> dict[str, str]:
+        """The game-neutral agents this game can play, by what it declares (its own of the same name win)."""
+        found = dict(SEARCH_AGENT)
+        if self.observe:
+            found.update(NETWORK_AGENTS)
+        if self.chance:
+            name = "openspiel-mcts" if self.perfect_information else "openspiel-ismcts"
+            found[name] = OPENSPIEL_AGENTS[name]
+        return {name: target for name, target in found.items() if name not in self.agents}
 
     @property
     def default_variant(self) -> str:
@@ -171,17 +204,30 @@ class GameSpec:
         """The wrapped PettingZoo AEC environment of this game."""
         return load(self.env)(**kwargs)
 
-    def info_for(self) -> Callable[[Any, int], dict[str, Any]]:
-        """The game's ``agent_info(state, seat)``."""
-        return load(self.agent_info)
+    @property
+    def actions(self) -> Any:
+        """The game's action codec module (:attr:`codec`)."""
+        return _module(self.codec)
+
+    def action_name(self, action: int) -> str:
+        """The name of an action id."""
+        return self.actions.action_name(action)
+
+    def action_from_name(self, name: str) -> int:
+        """The action id of a move's name; ``ValueError`` for an unknown name."""
+        return self.actions.action_from_name(name)
+
+    def position_of(self, state: Any) -> dict[str, Any]:
+        """``state`` as the game's JSON-able position (it names hidden cards: for records, never for agents)."""
+        return load(self.save_position)(state)
+
+    def agent_info(self, state: Any, seat: int) -> dict[str, Any]:
+        """The ``info`` the agent at ``seat`` receives (:func:`five_towers_env.core.state.agent_info`)."""
+        return agent_info(state, seat, self.name, self.actions.action_name)
 
     def check(self, num_players: Any, variant: Any) -> None:
         """Raise ``ValueError`` unless ``num_players`` and ``variant`` are a setup of this game."""
         load(self.check_setup)(num_players, variant)
-
-    def determinizer(self) -> Callable[[Any, int, Any], Any]:
-        """The game's ``determinize(state, observer, rng)``."""
-        return load(self.determinize)
 
     def load_ui(self) -> Any:
         """The game's :class:`~five_towers_env.core.gameui.GameUI`."""
@@ -217,14 +263,17 @@ class GameSpec:
         return load(self.architectures[name])
 
     def _package_file(self, rel: str) -> Path:
-        return Path(importlib.import_module(self.module).__file__).parent / rel  # type: ignore[arg-type]
+        where = importlib.import_module(self.module).__file__
+        if where is None:
+            raise ValueError(f"{self.module} is not a package on disk: it cannot ship files")
+        return Path(where).parent / rel
 
     def network_path(self, num_players: int | None = None, variant: str | None = None) -> Path | None:
         """The policy-value network shipped for this setup (``None`` for both: the first one shipped), or None."""
-        if num_players is None and variant is None:
-            key = next(iter(self.shipped_networks), None)
+        if num_players is None or variant is None:
+            key = next(iter(self.shipped_networks), None) if num_players is None and variant is None else None
         else:
-            key = setup_key(num_players, variant)  # type: ignore[arg-type]
+            key = setup_key(num_players, variant)
         rel = self.shipped_networks.get(key) if key is not None else None
         return None if rel is None else self._package_file(rel)
 
@@ -315,7 +364,9 @@ def get_game(name: str | GameSpec | None = None) -> GameSpec:
     if not isinstance(name, str):
         raise ValueError(f"unknown game {name!r}; known: {', '.join(game_names())}")
     if name not in _REGISTRY and name in BUILTIN_GAMES:
-        importlib.import_module(BUILTIN_GAMES[name].module)
+        module = importlib.import_module(BUILTIN_GAMES[name].module)
+        if name not in _REGISTRY:  # imported earlier, its registration since taken back (a test's registry copy)
+            register_game(module.SPEC)
     if name not in _REGISTRY:
         _load_plugins()
     if name not in _REGISTRY:

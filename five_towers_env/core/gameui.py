@@ -7,48 +7,15 @@ game-specific step, looked up by the game's name with :func:`get_ui`: a game's
 :class:`~five_towers_env.core.game.GameSpec` names its ``GameUI`` (``ui="module:attribute"``),
 built from the game's own functions (5 Towers: :data:`five_towers_env.games.five_towers.ui.FIVE_TOWERS`).
 
-The game's state object must offer what the engine's ``GameState`` does: ``num_players``,
-``current_player`` (-1 once the game is over), ``phase_name``, ``legal_actions()``,
-``apply_action(action)`` (raising ``ValueError`` for an illegal one), ``is_terminal()``,
-``scores()`` and ``winners()``.
+The states the hooks take are the game's engine states (:class:`~five_towers_env.core.state.State`).
+The game's name, title, action names and positions are its spec's (:class:`~five_towers_env.core.game.GameSpec`),
+not repeated here.
 """
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
-
-
-class GameState(Protocol):
-    """The state interface the game-neutral tools use (the engine's ``GameState`` has it)."""
-
-    num_players: int
-    current_player: int
-
-    @property
-    def phase_name(self) -> str:
-        """Name of the decision the game waits for (``"game_over"`` at the end)."""
-        ...
-
-    def legal_actions(self) -> list[int]:
-        """Legal action ids of the player on move."""
-        ...
-
-    def apply_action(self, action: int) -> None:
-        """Apply one legal action; raise ``ValueError`` for an illegal one."""
-        ...
-
-    def is_terminal(self) -> bool:
-        """Whether the game is over."""
-        ...
-
-    def scores(self) -> list[int]:
-        """Each seat's score now."""
-        ...
-
-    def winners(self) -> list[int]:
-        """The seats sharing the top score."""
-        ...
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -56,24 +23,19 @@ class GameUI:
     """The game-specific hooks of the human seat, the move log, records and replays.
 
     Attributes:
-        name: the game's id, written into records as ``"game"`` (e.g. ``"five_towers"``).
-        title: the game's name for people (``"5 Towers"``).
         text_view: ``(state, seat) -> str``: the table as text as ``seat`` may see it (``seat`` None:
             as a spectator sees it). Must never show what that seat may not know.
         svg: ``(state, labels=None) -> str``: a standalone SVG document of the table as a spectator
             sees it; ``labels`` names the seats (agent names).
-        action_name: ``(action id) -> str``: the move's name.
-        action_from_name: ``(name) -> action id``; raises ``ValueError`` for an unknown name.
         phase_help: ``(state) -> str``: a few lines explaining the decision on move, for ``?``.
         round_summary: ``(state) -> str``: one line opening a round in the move log (what is on
             offer, who starts).
         round_index: ``(state) -> int``: a counter that changes exactly when the game reaches a
-            state that :attr:`save_position` / :attr:`load_position` can store and restore (5 Towers:
-            the rounds played, a position being a round start). Records keep one position per value.
-        save_position: ``(state) -> dict``: the state as a JSON-able position (may hold hidden
-            information such as the deck order: records are written for after the game).
-        load_position: ``(position, round_index) -> state``: the state back from
-            :attr:`save_position`'s output taken when :attr:`round_index` gave ``round_index``.
+            state that the spec's ``save_position`` / :attr:`load_position` can store and restore (5 Towers:
+            the rounds played, a position being a round start). Records keep one position per value
+            (which may hold hidden information such as the deck order: records are for after the game).
+        load_position: ``(position, round_index) -> state``: the state back from the spec's
+            ``save_position`` output taken when :attr:`round_index` gave ``round_index``.
         check_continuation: optional ``(reached state, recorded position) -> problem or None``: does
             the state that a record's moves reach agree with the position recorded next (public
             parts only; random events may legitimately differ)? ``None`` skips the check.
@@ -84,16 +46,11 @@ class GameUI:
             nothing more; records keep the real names.
     """
 
-    name: str
-    title: str
     text_view: Callable[[Any, int | None], str]
     svg: Callable[..., str]
-    action_name: Callable[[int], str]
-    action_from_name: Callable[[str], int]
     phase_help: Callable[[Any], str]
     round_summary: Callable[[Any], str]
     round_index: Callable[[Any], int]
-    save_position: Callable[[Any], dict]
     load_position: Callable[[dict, int], Any]
     check_continuation: Callable[[Any, dict], str | None] | None = None
     legend: str = ""
@@ -111,4 +68,4 @@ def get_ui(name: str) -> GameUI:
     return ui
 
 
-__all__ = ["GameState", "GameUI", "get_ui"]
+__all__ = ["GameUI", "get_ui"]

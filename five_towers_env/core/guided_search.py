@@ -2,7 +2,7 @@
 
 This is the search of expert iteration (``guided`` agents, and the teacher when training them).
 A decision with hidden information is searched over ``determinisations`` samples of what the
-searcher cannot see (the game's ``determinize(view, seat, rng)``, drawn from the public view
+searcher cannot see (the state's ``view.determinize(seat, rng)``, drawn from the public view
 only). Each determinisation is a game without hidden information, searched by its own tree:
 
 * **Selection** by PUCT: at a node where seat ``m`` moves, the child maximising
@@ -32,11 +32,13 @@ All randomness comes from the generator passed in. This module imports no game.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
+
+from five_towers_env.core.state import win_shares
 
 #: ``(observations (B, obs), masks (B, actions)) -> (logits (B, actions), values (B, players))``;
 #: ``values[b, k]`` is the expected reward share of the seat ``k`` places after row ``b``'s observer
@@ -44,14 +46,9 @@ Evaluator = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
 
 
 class GuidedGame(Protocol):
-    """A game's hooks for :func:`guided_search`: its states need ``clone``, ``legal_actions``,
-    ``apply_action``, ``is_terminal``, ``returns`` and ``current_player``."""
+    r"""A game's hooks for :func:`guided_search`; its states are :class:`~five_towers_env.core.state.State`\ s."""
 
     num_actions: int
-
-    def determinise(self, view: Any, seat: int, rng: np.random.Generator) -> Any:
-        """A full state drawn from what ``seat`` sees in ``view``."""
-        ...
 
     def observe(self, state: Any, seat: int) -> np.ndarray:
         """``seat``'s flat observation of ``state``."""
@@ -110,11 +107,11 @@ class _Node:
         return int(np.argmax(u))
 
 
-def win_shares(returns: Sequence[float]) -> np.ndarray:
-    """Each seat's reward share of a finished game: the best return wins, shared equally when tied."""
-    r = np.asarray(returns, dtype=np.float64)
-    top = r == r.max()
-    return top / top.sum()
+def _value(node: _Node) -> np.ndarray:
+    """An evaluated node's value for every seat."""
+    if node.value is None:
+        raise RuntimeError("the node has not been evaluated")
+    return node.value
 
 
 def _relative_to_absolute(values: np.ndarray, observer: int) -> np.ndarray:
@@ -194,10 +191,10 @@ def guided_search(game: GuidedGame, view: Any, seat: int, net: Evaluator, settin
                   rng: np.random.Generator) -> GuidedResult:
     """Search ``seat``'s decision in ``view`` (see the module docstring); ``view`` holds nothing
     the seat may not see, and it is never modified."""
-    trees = [_Tree(game.determinise(view, seat, rng)) for _ in range(max(1, settings.determinisations))]
+    trees = [_Tree(view.determinize(seat, rng)) for _ in range(max(1, settings.determinisations))]
     evaluations = _evaluate(game, net, [([], t.root) for t in trees])
     prior = np.mean([t.root.prior for t in trees], axis=0)
-    root_value = float(np.mean([t.root.value[seat] for t in trees]))  # type: ignore[index]
+    root_value = float(np.mean([_value(t.root)[seat] for t in trees]))
     if settings.noise > 0:
         for t in trees:
             root = t.root
@@ -209,7 +206,7 @@ def guided_search(game: GuidedGame, view: Any, seat: int, net: Evaluator, settin
         for t in trees:
             path, leaf = t.descend(game, settings.c_puct)
             if leaf.state.is_terminal():
-                _backup(path, leaf, win_shares(leaf.state.returns()))
+                _backup(path, leaf, np.asarray(win_shares(leaf.state)))
             else:
                 pending.append((path, leaf))
         if pending:
@@ -246,4 +243,4 @@ def _decide(trees: list[_Tree], prior: np.ndarray, root_value: float, evaluation
     return GuidedResult(list(actions), visits, values, prior, root_value, int(actions[best]), evaluations)
 
 
-__all__ = ["GuidedGame", "PUCT", "GuidedResult", "Evaluator", "guided_search", "win_shares"]
+__all__ = ["GuidedGame", "PUCT", "GuidedResult", "Evaluator", "guided_search"]

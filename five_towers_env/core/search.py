@@ -16,7 +16,7 @@ searcher. The rewards are aggregated at the root, per candidate; there is no tre
 * **The best score wins**: a candidate's mean reward plus its ``prior`` (a game's static value of
   it, if any); equal scores go to the candidate listed first.
 
-A game supplies a :class:`SearchGame`: ``determinise(i)`` (what sample ``i`` shares),
+A game supplies a :class:`SearchGame`: ``sample(i)`` (what sample ``i`` shares: a determinisation),
 ``play(candidate, det)`` (the candidate's position in it), ``rollout(state, det)`` (on with the
 default policy, to the end or a horizon) and ``evaluate(reached)`` (the searcher's reward of what
 the rollout reached, about [0, 1]). A candidate whose reward is known without sampling (a move
@@ -42,8 +42,8 @@ _RACE_SLACK = 1e-12
 class SearchGame(Protocol):
     """A game's hooks for :func:`flat_search` (candidates, determinisations and positions are the game's own types)."""
 
-    def determinise(self, i: int) -> Any:
-        """Determinisation ``i``: the hidden information (and rollout randomness) every candidate shares."""
+    def sample(self, i: int) -> Any:
+        """Sample ``i``: the hidden information drawn again (and the rollout randomness) every candidate shares."""
         ...
 
     def play(self, candidate: Any, det: Any) -> Any:
@@ -115,7 +115,7 @@ class _Tally:
 
     def sample(self, game: SearchGame, alive: Sequence[int], candidates: Sequence, i: int) -> int:
         """Play determinisation ``i`` for every live candidate that needs sampling; return the rollouts run."""
-        det = game.determinise(i)
+        det = game.sample(i)
         play, rollout, evaluate = game.play, game.rollout, game.evaluate  # bound once: this is the hot loop
         exact, samples = self.exact, self.samples
         runs = 0

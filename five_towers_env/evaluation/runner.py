@@ -18,6 +18,7 @@ import numpy as np
 
 from five_towers_env.core.agent import Agent, SetupWarning
 from five_towers_env.core.game import DEFAULT_GAME, GameSpec, get_game, register_game
+from five_towers_env.core.state import shares_of
 from five_towers_env.evaluation.specs import AgentSpec
 from five_towers_env.play import play_game
 
@@ -88,7 +89,7 @@ def play_job(specs: Sequence[AgentSpec], variant: str, job: GameJob, game: str =
     wall = time.perf_counter() - t0
     scores = [int(x) for x in result["scores"]]
     winners = [int(w) for w in result["winners"]]
-    share = [1.0 / len(winners) if s in winners else 0.0 for s in range(len(scores))]
+    share = shares_of(winners, len(scores))
     margins = [sc - max(scores[:s] + scores[s + 1:]) for s, sc in enumerate(scores)]
     return {"group": job.group, "game": job.index, "deal": job.deal, "deal_seed": job.deal_seed,
             "lineup": list(job.lineup),
@@ -173,6 +174,14 @@ def resolve_workers(workers: int | None) -> int:
     return int(workers) or (os.cpu_count() or 1)
 
 
+def _filled(records: list[dict[str, Any] | None]) -> list[dict[str, Any]]:
+    """Every job's record, each one played by now."""
+    out = [r for r in records if r is not None]
+    if len(out) != len(records):
+        raise RuntimeError("a job finished without a record")
+    return out
+
+
 def run_jobs(specs: Sequence[AgentSpec], variant: str, jobs: Sequence[GameJob], workers: int | None = 1,
              progress: bool = True, desc: str = "games", chunk_size: int | None = None,
              game: str = DEFAULT_GAME) -> list[dict[str, Any]]:
@@ -188,7 +197,7 @@ def run_jobs(specs: Sequence[AgentSpec], variant: str, jobs: Sequence[GameJob], 
             for i, job in enumerate(jobs):
                 records[i] = play_job(specs, variant, job, game)
                 bar.update(1)
-            return records  # type: ignore[return-value]
+            return _filled(records)
         if chunk_size is None:
             chunk_size = max(1, min(25, math.ceil(len(jobs) / (workers * 8))))
         chunks = [list(range(i, min(i + chunk_size, len(jobs)))) for i in range(0, len(jobs), chunk_size)]
@@ -208,7 +217,7 @@ def run_jobs(specs: Sequence[AgentSpec], variant: str, jobs: Sequence[GameJob], 
                 for fut in pending:
                     fut.cancel()
                 raise
-        return records  # type: ignore[return-value]
+        return _filled(records)
     finally:
         bar.close()
 

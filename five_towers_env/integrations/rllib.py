@@ -33,7 +33,7 @@ import random
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import gymnasium as gym
 import numpy as np
@@ -58,6 +58,13 @@ MASKED_LOGIT = -3.4e38
 LEARNER = "main"
 RANDOM = "random"
 SNAPSHOT = "snapshot_{}"
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    # RLlib's MultiAgentDicts of observations and of infos: per agent id, its observation dict / info
+    _Observations: TypeAlias = "dict[str, dict[str, np.ndarray]]"
+    _Infos: TypeAlias = "dict[str, dict[str, Any]]"
 
 
 # -- the environment ----------------------------------------------------------------------------
@@ -93,14 +100,15 @@ class GameMultiAgentEnv(MultiAgentEnv):
         obs = self.aec.observe(agent)
         return {OBS_KEY: obs["observation"], MASK_KEY: obs["action_mask"].astype(np.float32)}
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[_Observations, _Infos]:
         """A new game (``seed`` / ``options`` as the AEC env's); the observation of the seat on move."""
         self.aec.reset(seed=seed, options=options)
         self.agents = list(self.possible_agents)
         agent = self.aec.agent_selection
         return {agent: self._observe(agent)}, {agent: {}}
 
-    def step(self, action_dict: Mapping[str, Any]):
+    def step(self, action_dict: Mapping[str, Any]) -> tuple[_Observations, dict[str, float], dict[str, bool],
+                                                            dict[str, bool], _Infos]:
         """Apply the action of the seat on move (an illegal one raises ``IllegalActionError``)."""
         aec = self.aec
         agent = aec.agent_selection
@@ -158,7 +166,7 @@ class ActionMaskingTorchRLModule(DefaultPPOTorchRLModule):
     def __init__(self, *, observation_space: gym.Space | None = None, **kwargs: Any) -> None:
         _check_space(observation_space)
         self.observation_space_with_mask = observation_space
-        super().__init__(observation_space=observation_space[OBS_KEY], **kwargs)
+        super().__init__(observation_space=cast(gym.spaces.Dict, observation_space)[OBS_KEY], **kwargs)  # checked above
 
     def setup(self) -> None:
         super().setup()  # builds the networks for the bare observations

@@ -24,7 +24,7 @@ import numpy as np
 
 from five_towers_env.agents.guided import GuidedSearchAgent, NetworkAgent
 from five_towers_env.atomic import atomic_open
-from five_towers_env.core.guided_search import win_shares
+from five_towers_env.core.state import shares_of
 from five_towers_env.play import play_game
 
 
@@ -84,8 +84,7 @@ class _Recorder:
 def _positions(recorders: Sequence[_Recorder], winners: Sequence[int], num_players: int,
                num_actions: int) -> Positions:
     """The recorded rows of one game with its outcome."""
-    returns = [1.0 if p in winners else 0.0 for p in range(num_players)]
-    shares = win_shares(returns).astype(np.float32)
+    shares = np.asarray(shares_of(winners, num_players), dtype=np.float32)
     rows = [row for r in recorders for row in r.rows]
     k = len(rows)
     obs = np.stack([r[0] for r in rows]) if k else np.zeros((0, 0), np.float16)

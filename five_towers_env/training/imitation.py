@@ -13,13 +13,16 @@ already knows (bidding only what it can build, keeping towers open), which does 
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from five_towers_env.agents.registry import make_agent
 from five_towers_env.training.config import TrainConfig
 from five_towers_env.wrappers.single_agent import SingleAgentGymEnv
+
+if TYPE_CHECKING:
+    from gymnasium.spaces import Box
 
 
 def collect_teacher_games(cfg: TrainConfig, sampler: Any, seed: int, first: int = 0,
@@ -52,7 +55,9 @@ def collect_teacher_games(cfg: TrainConfig, sampler: Any, seed: int, first: int 
         scores, seat = info["scores"], info["learner_seat"]
         margin = scores[seat] - max(s for i, s in enumerate(scores) if i != seat)
         returns += [reward + cfg.reward_margin * margin] * (len(actions) - first)
-    return {"obs": np.stack(obs_list) if obs_list else np.zeros((0, env.observation_space.shape[0]), np.float16),
+    # the observation space is a flat Box (gymnasium types an env's space as a Space, whose shape may be None)
+    return {"obs": np.stack(obs_list) if obs_list else np.zeros((0, cast("Box", env.observation_space).shape[0]),
+                                                                np.float16),
             "mask": np.stack(masks) if masks else np.zeros((0, env.num_actions), bool),
             "action": np.array(actions, dtype=np.int64), "return": np.array(returns, dtype=np.float32)}
 

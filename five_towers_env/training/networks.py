@@ -20,7 +20,7 @@ against 81% and 47% for the 2x256 MLP, and won 18% of 300 games against it (the 
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -36,6 +36,12 @@ class TypedActor(nn.Module):
 
     ``game`` None is the default game: checkpoints saved before the game was recorded in the policy's
     settings are all of it (the only game with a ``typed`` layout then)."""
+
+    # the layout's index buffers (registered in __init__: torch types module attributes loosely)
+    type_index: torch.Tensor
+    global_index: torch.Tensor
+    action_order: torch.Tensor
+    type_onehot: torch.Tensor
 
     def __init__(self, game: str | None = None, type_hidden: int = 128, trunk_hidden: int = 256) -> None:
         super().__init__()
@@ -58,7 +64,7 @@ class TypedActor(nn.Module):
                 if isinstance(layer, nn.Linear):
                     nn.init.orthogonal_(layer.weight, gain=np.sqrt(2))
                     nn.init.zeros_(layer.bias)
-        for layer in (self.thead[2], self.ghead):  # small output layers: a near-uniform first policy
+        for layer in (cast(nn.Linear, self.thead[2]), self.ghead):  # small output layers: a near-uniform first policy
             nn.init.orthogonal_(layer.weight, gain=0.01)
             nn.init.zeros_(layer.bias)
 
@@ -102,7 +108,10 @@ class TypedPolicy(MaskableActorCriticPolicy):
         super()._build(lr_schedule)
         self.action_net = TypedActor(self.game, self.type_hidden, self.trunk_hidden)
         # the optimiser built above holds the replaced layer's parameters: build it again
-        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+        # sb3 types optimizer_class as type[Optimizer], whose base __init__ takes no lr (its subclasses do;
+        # sb3's own _build carries the same ignore)
+        self.optimizer = self.optimizer_class(  # type: ignore[call-arg]
+            self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
         data = super()._get_constructor_parameters()

@@ -39,4 +39,5 @@ class ShapedReward(gymnasium.Wrapper):
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions (for ``MaskablePPO``)."""
+        # gymnasium types unwrapped as a bare Env; ours is a SingleAgentGymEnv, which has action_masks
         return self.env.unwrapped.action_masks()  # type: ignore[attr-defined]

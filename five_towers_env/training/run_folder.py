@@ -58,16 +58,18 @@ def plot_curve(csv_path: str | Path, png: str | Path, series: Mapping[str, str] 
         series = {k: k[len(WIN_RATE_PREFIX):] for k in columns if k.startswith(WIN_RATE_PREFIX)}
     hours = x == "wall_s"
     fig, ax = plt.subplots(figsize=(7, 4))
+    drawn = 0
     for key, label in series.items():
         points = [(float(r[x]) / 3600 if hours else int(r[x]), float(r[key])) for r in rows if r.get(key)]
         if points:
             ax.plot(*zip(*points), marker=".", label=label)
+            drawn += 1
     ax.axhline(0.5, color="grey", lw=0.8, ls="--")
     ax.set_xlabel("training time (hours)" if hours else "training timesteps (learner decisions)")
     ax.set_ylabel("win rate")
     ax.set_ylim(0, 1)
     ax.grid(alpha=0.3)
-    if series:
+    if drawn:  # a run without evaluations has no series to name
         ax.legend(title="against" if all(k.startswith(WIN_RATE_PREFIX) for k in series) else None)
     ax.set_title(title or f"{Path(csv_path).parent.name}: win rate during training")
     fig.tight_layout()

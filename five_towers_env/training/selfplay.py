@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -57,6 +57,10 @@ from five_towers_env.training.pool import OpponentPool
 from five_towers_env.training.reward import shape_reward
 from five_towers_env.training.run_folder import RunFolder
 from five_towers_env.wrappers.single_agent import SingleAgentGymEnv
+
+if TYPE_CHECKING:
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
 
 EVAL_LOG = "eval_log.csv"
 LEARNING_CURVE = "learning_curve.png"
@@ -98,7 +102,7 @@ def make_vec_env(cfg: TrainConfig, sampler: Any) -> Any:
 
 
 def episode_callback(total: int, start: int, progress: bool, threads: tuple[int, int] | None = None,
-                     note: str = ""):
+                     note: str = "") -> BaseCallback:
     """An SB3 callback that logs the learner's game outcomes (``episode/score``, ``episode/margin``,
     ``episode/win``) and advances a progress bar over the whole run (steps, steps/s, time left and
     ``note``, the last evaluation; ``close_bar()`` ends it early). ``threads``: torch threads
@@ -141,13 +145,14 @@ def episode_callback(total: int, start: int, progress: bool, threads: tuple[int,
             self.close_bar()
 
         def close_bar(self) -> None:
-            if getattr(self, "bar", None) is not None:
-                self.bar.close()
+            bar = getattr(self, "bar", None)
+            if bar is not None:
+                bar.close()
 
     return EpisodeStats()
 
 
-def _new_model(cfg: TrainConfig, venv: Any):
+def _new_model(cfg: TrainConfig, venv: Any) -> MaskablePPO:
     import torch
     from sb3_contrib import MaskablePPO
 
@@ -268,6 +273,7 @@ class Trainer:
         row: dict[str, float] = {"timesteps": steps, "wall_s": round(t0 - self.start, 1)}
         setups = cfg.setup_list
         suffix = {setup: f"@{setup_key(*setup)}" if cfg.setups else "" for setup in setups}
+        jobs: list[tuple[Any, ...]]  # evaluation_games' arguments: an opponent's name or the pool's sampler
         jobs, keys = [], []
         for setup in setups:
             for name in cfg.eval_opponents:

@@ -110,7 +110,7 @@ class SingleAgentGymEnv(gymnasium.Env):
                              render_mode="ansi" if render_mode == "human" else render_mode, **env_kwargs)
         self._view = None if view is None else view(self._aec)  # reads the game as it is stepped here
         self.metadata = {**type(self).metadata, "render_modes": modes}
-        self._agent_info = spec.info_for()  # (state, seat) -> the information an agent on move gets
+        self._agent_info = spec.agent_info  # (state, seat) -> the information an agent on move gets
         self.num_players = self._aec.num_players
         self.variant = variant
         if learner_seat is not None and not (isinstance(learner_seat, (int, np.integer))

@@ -24,7 +24,7 @@ other game.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from five_towers_env.core.game import GameSpec, register_game
 from five_towers_env.games.campanile.actions import (
@@ -40,17 +40,22 @@ from five_towers_env.games.campanile.position import PositionError, load_positio
 from five_towers_env.games.campanile.rules import BET_CHIPS, TOWERS, VARIANTS, score_towers
 from five_towers_env.games.campanile.state import PHASE_NAMES, CampanileState, IllegalActionError, Phase, check_setup
 
+if TYPE_CHECKING:  # PettingZoo is imported on first use, not with the game
+    from pettingzoo import AECEnv
+
+    from five_towers_env.core.env import GameEnv
+
 ENV_ID = "five_towers_env/Campanile-v0"
 
 
-def env(**kwargs: Any):
+def env(**kwargs: Any) -> AECEnv:
     """The PettingZoo AEC environment in PettingZoo's standard wrappers (see ``raw_env`` for arguments)."""
     from five_towers_env.games.campanile.aec import env as make_env
 
     return make_env(**kwargs)
 
 
-def raw_env(**kwargs: Any):
+def raw_env(**kwargs: Any) -> GameEnv:
     """The unwrapped PettingZoo AEC environment (:class:`five_towers_env.games.campanile.aec.raw_env`):
     ``num_players`` 2..5, ``variant`` ``"pile"``/``"played"``, ``render_mode``, ``bet_chip``."""
     from five_towers_env.games.campanile.aec import raw_env as make_raw_env
@@ -61,14 +66,13 @@ def raw_env(**kwargs: Any):
 SPEC = register_game(GameSpec(
     name="campanile", title="Campanile", module=__name__, variants=VARIANTS, min_players=2, max_players=5,
     num_actions=NUM_ACTIONS, observation_size=OBS_SIZE,
-    raw_env=f"{__name__}.aec:raw_env", env=f"{__name__}.aec:env", agent_info=f"{__name__}.agents:agent_info",
-    check_setup=f"{__name__}.state:check_setup", determinize=f"{__name__}.agents.view:determinize",
+    raw_env=f"{__name__}.aec:raw_env", env=f"{__name__}.aec:env", codec=f"{__name__}.actions",
+    save_position=f"{__name__}.position:save_position", check_setup=f"{__name__}.state:check_setup",
     ui=f"{__name__}.ui:CAMPANILE",
+    # its own mcts refines the flat search (whole turns, heuristic candidates); net, guided and
+    # openspiel-ismcts come with observe and chance
     agents={"greedy": f"{__name__}.agents:GreedyAgent", "heuristic": f"{__name__}.agents:HeuristicAgent",
-            "mcts": f"{__name__}.agents:MCTSAgent",
-            "net": "five_towers_env.agents.guided:NetworkAgent",
-            "guided": "five_towers_env.agents.guided:GuidedSearchAgent",
-            "openspiel-ismcts": "five_towers_env.integrations.openspiel.bots:ISMCTSAgent"},
+            "mcts": f"{__name__}.agents:MCTSAgent"},
     pettingzoo_id=ENV_ID, gymnasium_id=ENV_ID,
     # ppo's policy per setup: 2-player pile and played each have their own; one network trained over seven
     # setups (configs/ppo_campanile_setups.yaml) plays 3 to 5 players of both variants

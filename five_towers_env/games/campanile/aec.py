@@ -17,9 +17,10 @@ from pettingzoo import AECEnv
 
 from five_towers_env.core.env import INFO_KEYS, GameEnv, wrap_env
 from five_towers_env.core.errors import PositionError
+from five_towers_env.games.campanile import SPEC
 from five_towers_env.games.campanile import actions as A
 from five_towers_env.games.campanile.observation import OBS_SIZE, encode
-from five_towers_env.games.campanile.position import POSITION_KEYS, load_position, save_position
+from five_towers_env.games.campanile.position import POSITION_KEYS, load_position
 from five_towers_env.games.campanile.render import render_text
 from five_towers_env.games.campanile.state import CampanileState, check_setup
 
@@ -48,11 +49,11 @@ class raw_env(GameEnv):
     seat's final score, zeros before the end) and ``"winners"`` (bool array, all False before the end).
     """
 
-    _actions = A  # GameEnv: SPEC C6 names
-    _save_position = staticmethod(save_position)  # GameEnv: SPEC C7 positions
+    game_spec = SPEC  # GameEnv: the codec, the position format and the name
+    game: CampanileState  # the state (None until the first reset)
     _reset_options = RESET_OPTIONS  # GameEnv: the reset option check
     _position_keys = POSITION_KEYS
-    metadata = {"name": "campanile_v0", "render_modes": ["human", "ansi", "rgb_array"], "is_parallelizable": False,
+    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "is_parallelizable": False,
                 "render_fps": 1}
 
     def __init__(self, num_players: int = 2, variant: str = "pile", render_mode: str | None = None,
@@ -67,7 +68,6 @@ class raw_env(GameEnv):
         self.bet_chip = bet_chip
         self.render_mode = render_mode
         self._init_agents(num_players, spaces.Box(low=0.0, high=1.0, shape=(OBS_SIZE,), dtype=np.float32))
-        self.game: CampanileState | None = None
 
     # -- PettingZoo API -----------------------------------------------------------------
 

@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 
 from five_towers_env.core.chance import UNSEEN, ChanceState
-from five_towers_env.games.campanile.actions import NUM_ACTIONS, action_name
+from five_towers_env.games.campanile import SPEC
+from five_towers_env.games.campanile.actions import action_name
 from five_towers_env.games.campanile.observation import OBS_SIZE, encode
 from five_towers_env.games.campanile.render import render_text
 from five_towers_env.games.campanile.rules import BET_CHIPS, NUM_PILES, NUM_TOWERS, TOWERS, cards_per_style, pile_size
@@ -36,10 +37,8 @@ def _minus(cards: list[int], gone: list[int]) -> list[int]:
 class CampanileChance(ChanceState):
     """Campanile dealt card by card as chance events (see the module docstring)."""
 
-    perfect_information = False
+    game_spec = SPEC
     max_chance_outcomes = NUM_TOWERS
-    num_actions = NUM_ACTIONS
-    observation_size = OBS_SIZE
     options = {"bet_chip": BET_CHIPS}
 
     def __init__(self, engine: CampanileState | None, num_players: int, variant: str,

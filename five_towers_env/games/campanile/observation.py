@@ -137,8 +137,9 @@ def encode(state: CampanileState, observer: int) -> np.ndarray:
     """
     out = np.zeros(OBS_SIZE, dtype=np.float32)
     # written through a memoryview: a float32 element is set in a fraction of numpy's indexing
-    # time, and there is no list to convert at the end
-    v = memoryview(out)
+    # time, and there is no list to convert at the end (format "f": items are set as Python floats;
+    # numpy's stubs give ndarray the buffer protocol only for Python >= 3.12, mypy checks for 3.10)
+    v: memoryview[float] = memoryview(out)  # type: ignore[arg-type]  # numpy stubs: no __buffer__ before 3.12
     n = state.num_players
     v[_PHASE + (2 if state.done else state.phase)] = 1.0
     v[_VARIANT + (state.variant == "played")] = 1.0
@@ -204,7 +205,7 @@ def _bet_share(state: CampanileState, seat: int, bet: int, order: list[int], bac
     return _share(score_backed(order, backed, state.num_players), seat)
 
 
-def _end_pieces(state: CampanileState, seat: int, v: memoryview, unseen: list[int]) -> None:
+def _end_pieces(state: CampanileState, seat: int, v: memoryview[float], unseen: list[int]) -> None:
     """Fill ``ends_game``, ``end_share``, ``gives_end`` and ``rival_end`` for the player on move
     (``unseen``: ``state.unseen_counts(seat)``).
 

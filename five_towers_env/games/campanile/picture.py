@@ -55,7 +55,7 @@ def picture_shape(num_players: int) -> tuple[int, int, int]:
     return height + height % 2, width + width % 2, 3  # even sizes suit video encoders
 
 
-def _box(img: np.ndarray, y: int, x: int, h: int, w: int, colour) -> None:
+def _box(img: np.ndarray, y: int, x: int, h: int, w: int, colour: tuple[int, int, int]) -> None:
     img[max(y, 0):y + h, max(x, 0):x + w] = colour
 
 

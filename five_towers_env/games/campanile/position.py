@@ -128,12 +128,12 @@ def _bets(pos: dict, n: int) -> list[tuple]:
 
 def _chips(pos: dict, n: int, bets: list[tuple]) -> list[tuple[int, int, int]]:
     chips = _seat_lists(pos, "chips", n) if "chips" in pos else [list(CHIPS) for _ in range(n)]
-    out = []
+    out: list[tuple[int, int, int]] = []
     for p, held in enumerate(chips):
         if not isinstance(held, list) or len(held) != 3 or not all(_is_int(x) and x >= 0 for x in held):
             raise PositionError(f"chips[{p}] must count the remaining 1-, 2- and 3-chips as 3 integers >= 0, "
                                 f"got {held!r}")
-        out.append(tuple(int(x) for x in held))
+        out.append((int(held[0]), int(held[1]), int(held[2])))  # three integers, checked above
     for p in range(n):  # SPEC C1: remaining plus placed is exactly 5, 3 and 1 chips of value 1, 2, 3
         placed = [0, 0, 0]
         for tower in bets:

@@ -15,6 +15,7 @@ from enum import IntEnum
 import numpy as np
 
 from five_towers_env.core.errors import IllegalActionError
+from five_towers_env.core.state import ScoredState
 from five_towers_env.games.campanile import actions as A
 from five_towers_env.games.campanile.rules import (
     BET_CHIPS,
@@ -88,7 +89,7 @@ def _with(cards: tuple[int, ...], card: int) -> tuple[int, ...]:
     return cards[:i] + (card,) + cards[i:]
 
 
-class CampanileState:
+class CampanileState(ScoredState):
     """A game of Campanile in progress.
 
     Public attributes (read them; change them only through ``apply_action``). Towers and cards
@@ -121,13 +122,16 @@ class CampanileState:
         self.variant = variant
         self.bet_chip = bet_chip
         self.rng = rng
-        self.hands = [tuple(sorted(int(c) for c in h)) for h in hands]
+        self.hands: list[tuple[int, ...]] = [tuple(sorted(int(c) for c in h)) for h in hands]
         self.piles = [[int(c) for c in p] for p in piles]
         self.heights = [int(h) for h in heights] if heights is not None else [0] * NUM_TOWERS
-        self.bets = [tuple((int(s), int(v)) for s, v in b) for b in bets] if bets is not None \
+        self.bets: list[tuple[tuple[int, int], ...]] = [tuple((int(s), int(v)) for s, v in b) for b in bets] \
+            if bets is not None \
             else [()] * NUM_TOWERS
-        self.chips = [tuple(int(x) for x in c) for c in chips] if chips is not None else [CHIPS] * n
-        self.revealed = [tuple(sorted(r)) for r in revealed] if revealed is not None else [()] * n
+        self.chips: list[tuple[int, ...]] = [tuple(int(x) for x in c) for c in chips] if chips is not None \
+            else [CHIPS] * n
+        self.revealed: list[tuple[int, ...]] = [tuple(sorted(r)) for r in revealed] if revealed is not None \
+            else [()] * n
         self.cards_played = list(cards_played) if cards_played is not None else [0] * NUM_TOWERS
         self.leftover = tuple(leftover)
         self.current_player = int(to_act)
@@ -243,19 +247,6 @@ class CampanileState:
             self._scores = score_in_order(order, self.bets, self.num_players)
             self._scored_order = order
         return list(self._scores)
-
-    def winners(self) -> list[int]:
-        """SPEC C4: the seats sharing the highest score."""
-        s = self.scores()
-        best = max(s)
-        return [p for p, v in enumerate(s) if v == best]
-
-    def returns(self) -> list[float]:
-        """+1 for each winner and -1 for every other seat once the game is over, else zeros."""
-        if not self.done:
-            return [0.0] * self.num_players
-        w = set(self.winners())
-        return [1.0 if p in w else -1.0 for p in range(self.num_players)]
 
     def flag_order(self) -> list[int]:
         """SPEC C4: the towers in the order they would take the flags now, tallest first
@@ -376,6 +367,19 @@ class CampanileState:
         new.leftover = tuple(int(c) for c in leftover)
         new._legal = None  # the player on move may hold other cards
         return new
+
+    def public_view(self, seat: int, rng: np.random.Generator | None = None) -> CampanileState:
+        """A copy that ``seat`` may be shown: nothing hidden from it can be recovered.
+
+        :meth:`determinize` with a fixed generator: it deals the hidden cards again from their sorted
+        multiset, so the result is a function of the public information and ``seat``'s hand only, and
+        the copy never carries the game's generator (whose state would let one replay the shuffle of
+        the deal). ``rng``, if given, becomes the copy's generator.
+        """
+        view = self.determinize(seat, np.random.default_rng(0))
+        if rng is not None:
+            view.rng = rng
+        return view
 
     def determinize(self, observer: int, rng: np.random.Generator) -> CampanileState:
         """A copy in which every card hidden from ``observer`` (SPEC C5) is dealt again at random.

@@ -17,7 +17,6 @@ from typing import Any
 import numpy as np
 
 from five_towers_env.core.gameui import GameUI
-from five_towers_env.games.campanile import actions as A
 from five_towers_env.games.campanile.position import load_position, save_position
 from five_towers_env.games.campanile.render import chips_text, render_text
 from five_towers_env.games.campanile.rules import TOWERS
@@ -104,16 +103,11 @@ def text_view(state: CampanileState, seat: int | None = None) -> str:
 
 #: Campanile (both variants) for :func:`five_towers_env.core.gameui.get_ui`
 CAMPANILE = GameUI(
-    name="campanile",
-    title="Campanile",
     text_view=text_view,
     svg=render_svg,
-    action_name=A.action_name,
-    action_from_name=A.action_from_name,
     phase_help=phase_help,
     round_summary=round_summary,
     round_index=round_index,
-    save_position=save_position,
     load_position=load_position_at,
     check_continuation=check_continuation,
     legend=("Towers grow upwards, one storey per step; the flag above a tower is the one it would earn now "

@@ -24,7 +24,7 @@ Gymnasium (``env``/``raw_env`` load them on first use) and no other game.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from five_towers_env.core.game import GameSpec, register_game
 from five_towers_env.games.five_towers.actions import (
@@ -56,17 +56,22 @@ from five_towers_env.games.five_towers.state import (
     check_setup,
 )
 
+if TYPE_CHECKING:  # PettingZoo is imported on first use, not with the game
+    from pettingzoo import AECEnv
+
+    from five_towers_env.core.env import GameEnv
+
 ENV_ID = "five_towers_env/FiveTowers-v0"
 
 
-def env(**kwargs: Any):
+def env(**kwargs: Any) -> AECEnv:
     """The PettingZoo AEC environment in PettingZoo's standard wrappers (see ``raw_env`` for arguments)."""
     from five_towers_env.games.five_towers.aec import env as make_env
 
     return make_env(**kwargs)
 
 
-def raw_env(**kwargs: Any):
+def raw_env(**kwargs: Any) -> GameEnv:
     """The unwrapped PettingZoo AEC environment (:class:`five_towers_env.games.five_towers.aec.raw_env`)."""
     from five_towers_env.games.five_towers.aec import raw_env as make_raw_env
 
@@ -76,15 +81,14 @@ def raw_env(**kwargs: Any):
 SPEC = register_game(GameSpec(
     name="five_towers", title="5 Towers", module=__name__, variants=VARIANTS, min_players=2, max_players=5,
     num_actions=NUM_ACTIONS, observation_size=OBS_SIZE,
-    raw_env=f"{__name__}.aec:raw_env", env=f"{__name__}.aec:env", agent_info=f"{__name__}.agents.view:agent_info",
-    check_setup=f"{__name__}.state:check_setup", determinize=f"{__name__}.agents.view:determinize",
+    raw_env=f"{__name__}.aec:raw_env", env=f"{__name__}.aec:env", codec=f"{__name__}.actions",
+    save_position=f"{__name__}.position:save_position", check_setup=f"{__name__}.state:check_setup",
     ui=f"{__name__}.ui:FIVE_TOWERS",
+    # its own mcts refines the flat search (rollouts by a strong default policy); net, guided and
+    # openspiel-mcts come with observe and chance
     agents={"greedy": f"{__name__}.agents.greedy:GreedyAgent",
             "heuristic": f"{__name__}.agents.heuristic:HeuristicAgent",
-            "mcts": f"{__name__}.agents.mcts:MCTSAgent",
-            "net": "five_towers_env.agents.guided:NetworkAgent",
-            "guided": "five_towers_env.agents.guided:GuidedSearchAgent",
-            "openspiel-mcts": "five_towers_env.integrations.openspiel.bots:MCTSAgent"},
+            "mcts": f"{__name__}.agents.mcts:MCTSAgent"},
     pettingzoo_id=ENV_ID, gymnasium_id=ENV_ID,
     # ppo's policy per setup. 2-player base: v2 (the current one) trained with the batched self-play
     # pipeline, v1 kept for comparison; 2-player Great Powers its own; one network for base 3-5 players and
@@ -94,7 +98,7 @@ SPEC = register_game(GameSpec(
                       **{f"{n}p-{v}": f"policies/ppo_{tag}_3-5p.npz" for v, tag in (("base", "base"),
                                                                                  ("great_powers", "gp"))
                          for n in (3, 4, 5)}},
-    explicit=True,
+    explicit=True, perfect_information=True,
     observe=f"{__name__}.observation:encode",
     chance=f"{__name__}.chance:FiveTowersChance",
     shipped_networks={"2p-base": "policies/pv_2p_base.npz"},

@@ -8,10 +8,11 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from five_towers_env.core.env import INFO_KEYS, ActionTypeError, GameEnv, wrap_env
+from five_towers_env.games.five_towers import SPEC
 from five_towers_env.games.five_towers import actions as A
 from five_towers_env.games.five_towers.dict_observation import dict_observation_space, split_flat
 from five_towers_env.games.five_towers.observation import OBS_SIZE, SeatCache, encode
-from five_towers_env.games.five_towers.position import POSITION_KEYS, PositionError, load_position, save_position
+from five_towers_env.games.five_towers.position import POSITION_KEYS, PositionError, load_position
 from five_towers_env.games.five_towers.render import render_frame
 from five_towers_env.games.five_towers.state import PHASE_NAMES, VARIANTS, GameState, Phase, check_setup
 
@@ -47,11 +48,11 @@ class raw_env(GameEnv):
     ``np.flatnonzero(info["winners"])`` lists them, as :meth:`winners` does).
     """
 
-    _actions = A  # GameEnv: SPEC §7 names
-    _save_position = staticmethod(save_position)  # GameEnv: SPEC §8 positions
+    game_spec = SPEC  # GameEnv: the codec, the position format and the name
+    game: GameState  # the state (None until the first reset)
     _reset_options = RESET_OPTIONS  # GameEnv: the reset option check
     _position_keys = POSITION_KEYS
-    metadata = {"name": "five_towers_v0", "render_modes": ["human", "ansi", "rgb_array"], "is_parallelizable": False,
+    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "is_parallelizable": False,
                 "render_fps": 1}
 
     def __init__(self, num_players: int = 2, variant: str = "base", render_mode: str | None = None,
@@ -75,7 +76,6 @@ class raw_env(GameEnv):
             inner = spaces.Box(low=-1.0, high=2.0, shape=(OBS_SIZE,), dtype=np.float32)
         self._init_agents(num_players, inner)
         self._seat_cache = SeatCache()
-        self.game: GameState | None = None
 
     # -- PettingZoo API -----------------------------------------------------------------
 
@@ -111,7 +111,7 @@ class raw_env(GameEnv):
             raise PositionError(f"position is for variant {variant!r} but this environment was made with "
                                 f"variant={self.variant!r}; make one with raw_env(variant={variant!r}, ...) for it")
 
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
+    def observe(self, agent: str) -> dict[str, Any]:
         """``{"observation": float32 vector (or dict of float32 arrays), "action_mask": int8}``; the
         mask is all zeros off turn."""
         seat = self.agent_name_mapping[agent]

@@ -19,9 +19,10 @@ from typing import Any
 import numpy as np
 
 from five_towers_env.core.chance import UNSEEN, ChanceState
-from five_towers_env.games.five_towers.actions import NUM_ACTIONS, action_name
+from five_towers_env.games.five_towers import SPEC
+from five_towers_env.games.five_towers.actions import action_name
 from five_towers_env.games.five_towers.cards import CARD_NAMES, NUM_CARD_IDS, card_set
-from five_towers_env.games.five_towers.observation import OBS_SIZE, encode
+from five_towers_env.games.five_towers.observation import encode
 from five_towers_env.games.five_towers.render import render_text
 from five_towers_env.games.five_towers.state import GameState
 
@@ -35,10 +36,8 @@ _BUILDER_DECISIONS = 5 + 1 + 1 + 5 + 5 + 2
 class FiveTowersChance(ChanceState):
     """5 Towers whose display cards are chance events (see the module docstring)."""
 
-    perfect_information = True
+    game_spec = SPEC
     max_chance_outcomes = NUM_CARD_IDS
-    num_actions = NUM_ACTIONS
-    observation_size = OBS_SIZE
 
     def __init__(self, engine: GameState, num_players: int, variant: str, settings: dict[str, Any]) -> None:
         super().__init__(engine, num_players, variant, settings)

@@ -7,6 +7,8 @@ depends on the deck order: the deck enters only as the multiset ``unseen`` and i
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from five_towers_env.core.layout import describe_vector, offsets_of, table_rows
@@ -15,6 +17,17 @@ from five_towers_env.games.five_towers.cards import NUM_CARD_IDS, NUM_TYPES, NUM
 from five_towers_env.games.five_towers.lookahead import payable
 from five_towers_env.games.five_towers.scoring import pair_bonus, score_player
 from five_towers_env.games.five_towers.state import PASSED, PHASE_NAMES, GameState, Phase
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    import numpy.typing as npt
+
+    # What the patches write to: a float32 array or a memoryview of one (format "f": its items are
+    # read and set as Python floats). numpy's stubs give ndarray the buffer protocol (``__buffer__``)
+    # only for Python >= 3.12, while mypy checks for 3.10: the few lines that hand an array to a
+    # memoryview, or copy one into a memoryview slice, carry an ignore saying so.
+    _Floats: TypeAlias = "npt.NDArray[np.float32] | memoryview[float]"
 
 MAX_SEATS = 5
 SCORE_SCALE = 100.0
@@ -166,7 +179,7 @@ def _seat_block(towers: tuple, pile: tuple, gp: bool) -> np.ndarray:
     """A seat's block with ``present`` = 1 and zero bid and ceiling pieces."""
     block = np.zeros(SEAT_SIZE, dtype=np.float32)
     block[0] = 1.0  # present
-    view = memoryview(block)
+    view: memoryview[float] = memoryview(block)  # type: ignore[arg-type]  # numpy stubs: no __buffer__ before 3.12
     _write_header(view, towers, pile, gp)
     _write_pile(view, pile)
     for t in range(NUM_TYPES):
@@ -175,29 +188,29 @@ def _seat_block(towers: tuple, pile: tuple, gp: bool) -> np.ndarray:
     return block
 
 
-def _patch_seat(block: np.ndarray | memoryview, old_towers: tuple, old_pile: tuple,
+def _patch_seat(block: _Floats, old_towers: tuple, old_pile: tuple,
                 towers: tuple, pile: tuple, gp: bool) -> None:
     # A build, teardown, recover or payment changes one or two towers and maybe the pile:
     # rewrite only those parts (and the header, which depends on everything).
     _write_header(block, towers, pile, gp)
     if pile != old_pile:
-        block[_PILE_AT:_PILE_AT + NUM_CARD_IDS] = _NO_CARDS
+        block[_PILE_AT:_PILE_AT + NUM_CARD_IDS] = _NO_CARDS  # type: ignore[call-overload]  # numpy stubs: see _Floats
         _write_pile(block, pile)
     for t in range(NUM_TYPES):
         tw = towers[t]
         if tw != old_towers[t]:
             o = SEAT_STATIC + t * TOWER_SIZE
-            block[o:o + TOWER_SIZE] = tower_block(tw)
+            block[o:o + TOWER_SIZE] = tower_block(tw)  # type: ignore[call-overload]  # numpy stubs: see _Floats
 
 
-def _write_header(block: np.ndarray | memoryview, towers: tuple, pile: tuple, gp: bool) -> None:
+def _write_header(block: _Floats, towers: tuple, pile: tuple, gp: bool) -> None:
     block[_PAYABLE_AT] = payable(towers, gp) / MAX_BID
     # clamp in Python: the same float64 as np.clip gives, at a fraction of its call overhead
     block[_SCORE_AT] = min(1.0, max(-1.0, score_player(towers, pile, gp) / SCORE_SCALE))
     block[_SCORE_AT + 1] = pair_bonus(towers) / 30.0 if gp else 0.0
 
 
-def _write_pile(block: np.ndarray | memoryview, pile: tuple) -> None:
+def _write_pile(block: _Floats, pile: tuple) -> None:
     for c in pile:
         block[_PILE_AT + c] += 1.0
     block[_PILE_AT + NUM_CARD_IDS] = len(pile) / 16.0
@@ -249,6 +262,16 @@ class _Table:
     the table into one observer's observation.
     """
 
+    glob_view: memoryview[float]
+    rows_view: memoryview[float]
+    # inputs some pieces were last written from (None: not written yet)
+    phase: Phase | None
+    torn: int | None
+    sand: int | None
+    deck_size: int | None
+    ran_out: bool | None
+    counts: npt.NDArray[np.float32] | None
+
     def __init__(self, n: int, gp: bool) -> None:
         self.n, self.gp = n, gp
         g = self.glob = np.zeros(GLOBAL_SIZE, dtype=np.float32)  # relative one-hots left at zero
@@ -257,7 +280,7 @@ class _Table:
         self.rows = np.zeros(n * SEAT_SIZE, dtype=np.float32)  # seat blocks, absolute seat order
         # the patches write through memoryviews of the two arrays: a float32 element is set in
         # half the time numpy's indexing takes (the same C float conversion, so the same values)
-        self.glob_view, self.rows_view = memoryview(g), memoryview(self.rows)
+        self.glob_view, self.rows_view = memoryview(g), memoryview(self.rows)  # type: ignore[arg-type]  # see _Floats
         # one-hot pieces: the position currently set (None: none set)
         self.phase = self.torn = self.sand = None
         self.deck_size = self.ran_out = self.counts = None
@@ -275,7 +298,7 @@ class _Table:
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
-        self.glob_view, self.rows_view = memoryview(self.glob), memoryview(self.rows)
+        self.glob_view, self.rows_view = memoryview(self.glob), memoryview(self.rows)  # type: ignore[arg-type]  # see _Floats
 
     def vector(self, state: GameState, observer: int) -> np.ndarray:
         """The observation of seat ``observer``: the table, seats rotated to the observer, padded."""
@@ -317,7 +340,7 @@ class _Table:
             self.deck_size, self.ran_out = size, state.deck_ran_out
         counts = cache.pool(state.deck, state.discard)
         if counts is not self.counts:  # the memo hands out the same array while the pool is unchanged
-            v[_POOL:_POOL_END] = counts
+            v[_POOL:_POOL_END] = counts  # type: ignore[call-overload]  # numpy stubs: see _Floats
             self.counts = counts
         if state.display != self.display:
             _patch_counts(v, _DISPLAY, self.display, state.display)
@@ -347,7 +370,7 @@ class _Table:
                 ceiling = state.ceiling(p)
             o = p * SEAT_SIZE
             if old is None:
-                v[o:o + SEAT_SIZE] = _seat_block(tw, pile, gp)
+                v[o:o + SEAT_SIZE] = _seat_block(tw, pile, gp)  # type: ignore[call-overload]  # numpy stubs: see _Floats
                 old = seats[p] = [tw, pile, None, None]
                 v[o + _BID_AT] = 1.0  # "not yet bid", as a bid of None reads
             # towers and piles are immutable tuples: the same objects give the same block
@@ -362,7 +385,7 @@ class _Table:
                 old[3] = ceiling
 
 
-def _move_hot(v: np.ndarray | memoryview, piece: int, old: int | None, new: int | None) -> None:
+def _move_hot(v: _Floats, piece: int, old: int | None, new: int | None) -> None:
     """Move a one-hot piece's 1 from position ``old`` to ``new`` (``None``: no position)."""
     if old is not None:
         v[piece + old] = 0.0
@@ -370,7 +393,7 @@ def _move_hot(v: np.ndarray | memoryview, piece: int, old: int | None, new: int 
         v[piece + new] = 1.0
 
 
-def _patch_counts(v: np.ndarray | memoryview, at: int, old: tuple, new: tuple) -> None:
+def _patch_counts(v: _Floats, at: int, old: tuple, new: tuple) -> None:
     """Turn the count piece at ``at`` written for the cards ``old`` into that of ``new``."""
     for c in old:
         v[at + c] = 0.0
@@ -378,7 +401,7 @@ def _patch_counts(v: np.ndarray | memoryview, at: int, old: tuple, new: tuple) -
         v[at + c] += 1.0
 
 
-def _patch_round(v: np.ndarray | memoryview, old: tuple, new: tuple) -> None:
+def _patch_round(v: _Floats, old: tuple, new: tuple) -> None:
     """Write the ``round`` piece for (high bid, target, taken, paid, took tree), only what
     differs from ``old``."""
     high_bid, target, taken, paid, took_tree = new
@@ -395,7 +418,7 @@ def _patch_round(v: np.ndarray | memoryview, old: tuple, new: tuple) -> None:
         v[_ROUND + 5] = float(took_tree)
 
 
-def _patch_bid(v: np.ndarray | memoryview, at: int, old: int | None, new: int | None) -> None:
+def _patch_bid(v: _Floats, at: int, old: int | None, new: int | None) -> None:
     """The 4-value ``bid`` piece at ``at``: one-hot not yet bid / passed / bid, then the bid / 25."""
     v[at + _bid_slot(old)] = 0.0
     v[at + 3] = 0.0

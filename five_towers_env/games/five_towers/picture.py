@@ -64,7 +64,7 @@ def _card_colour(card: int) -> np.ndarray:
     return TYPE_COLOURS[t] * (0.45 + 0.55 * v / (NUM_VALUES - 1))
 
 
-def _box(img: np.ndarray, y: int, x: int, h: int, w: int, colour) -> None:
+def _box(img: np.ndarray, y: int, x: int, h: int, w: int, colour: tuple[int, int, int] | np.ndarray) -> None:
     img[max(y, 0):y + h, max(x, 0):x + w] = colour
 
 

@@ -66,7 +66,7 @@ def _players(pos: dict, n: int) -> tuple[list, list]:
         tw = pl.get("towers", {})
         if not isinstance(tw, dict):
             raise PositionError(f"players[{s}].towers must be an object, got {tw!r}")
-        seat = [()] * NUM_TYPES
+        seat: list[tuple[int, ...]] = [()] * NUM_TYPES
         for name, values in tw.items():
             try:
                 t = parse_type(name)

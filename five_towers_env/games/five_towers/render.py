@@ -1,12 +1,19 @@
 """A readable text picture of the table (public information only: never the deck order)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from five_towers_env.games.five_towers.cards import CARD_NAMES, TYPES
 from five_towers_env.games.five_towers.lookahead import END_BOTTOM, END_TOP
 from five_towers_env.games.five_towers.state import PASSED, GameState, Phase
 
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
-def _cards(cards) -> str:
+    import numpy as np
+
+
+def _cards(cards: Iterable[int]) -> str:
     return ", ".join(CARD_NAMES[c] for c in cards) or "-"
 
 
@@ -41,7 +48,7 @@ def render_text(state: GameState, seat: int | None = None) -> str:
     return "\n".join(lines)
 
 
-def render_frame(state: GameState | None, mode: str | None, num_players: int):
+def render_frame(state: GameState | None, mode: str | None, num_players: int) -> str | np.ndarray | None:
     """What ``render()`` gives in ``mode`` for both environments: the text (``"ansi"``), the text
     printed (``"human"``, returns None) or the ``(H, W, 3)`` uint8 picture (``"rgb_array"``; a blank
     one before the first reset). Public information only."""

@@ -7,13 +7,14 @@ raises :class:`IllegalActionError` for an action that is not legal and then chan
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from enum import IntEnum
 from functools import cache
 
 import numpy as np
 
 from five_towers_env.core.errors import IllegalActionError
+from five_towers_env.core.state import ScoredState
 from five_towers_env.games.five_towers import actions as A
 from five_towers_env.games.five_towers.builder import (
     DONE as ROUND_DONE,
@@ -81,7 +82,7 @@ def check_setup(num_players: object, variant: object) -> None:
         raise ValueError(f"variant must be one of {', '.join(map(repr, VARIANTS))}, got {variant!r}")
 
 
-class GameState:
+class GameState(ScoredState):
     """A game of 5 Towers in progress.
 
     Public attributes (read them, change them only through ``apply_action``):
@@ -93,6 +94,8 @@ class GameState:
     ``hand`` (taken cards not yet built), ``taken``, ``took_tree``, ``paid``, ``torn``
     (type torn down this round, -1 for none, None before the decision), ``sand_end``.
     """
+
+    _legal: list[int] | None  # the legal actions, computed on first ask after each move
 
     def __init__(self, num_players: int, variant: str, rng: np.random.Generator, *,
                  deck: list[int], discard: list[int], display: tuple[int, ...],
@@ -183,18 +186,19 @@ class GameState:
         """Each seat's score if the game were scored now (SPEC §4)."""
         return [score_player(self.towers[p], self.piles[p], self.gp) for p in range(self.num_players)]
 
-    def winners(self) -> list[int]:
-        """Seats sharing the highest score."""
-        s = self.scores()
-        best = max(s)
-        return [p for p, v in enumerate(s) if v == best]
+    def public_view(self, seat: int = 0, rng: np.random.Generator | None = None) -> GameState:
+        """A copy any seat may be shown (everything but the deck's order is public, SPEC §6): the deck
+        sorted, and ``rng`` (default: a fresh fixed one) in place of the game's generator."""
+        view = self.clone(rng=rng if rng is not None else np.random.default_rng(0))
+        view.deck = sorted(view.deck)
+        return view
 
-    def returns(self) -> list[float]:
-        """+1 for each winner and -1 for every other seat once the game is over, else zeros."""
-        if not self.is_terminal():
-            return [0.0] * self.num_players
-        w = set(self.winners())
-        return [1.0 if p in w else -1.0 for p in range(self.num_players)]
+    def determinize(self, observer: int, rng: np.random.Generator) -> GameState:
+        """A copy with the deck, the only hidden information, shuffled from the sorted unseen cards
+        with ``rng`` (which becomes the copy's generator); the same for every ``observer``."""
+        new = self.clone(rng=rng)
+        new.deck = [int(c) for c in rng.permutation(sorted(new.deck))]
+        return new
 
     # -- transitions --------------------------------------------------------------------
 
@@ -273,7 +277,7 @@ class GameState:
         self.taken = 0
         self.took_tree = False
         self.paid = 0
-        self.torn = None
+        self.torn: int | None = None
         self.sand_end = END_NONE
         self.current_player = self.start_player
         self._bid_masks: dict = {}
@@ -453,7 +457,7 @@ def _card_array(num_players: int) -> np.ndarray:
     return cards
 
 
-_LEGAL = (  # indexed by phase
+_LEGAL: tuple[Callable[[GameState], list[int]], ...] = (  # indexed by phase
     GameState._legal_bid,
     GameState._legal_take,
     GameState._legal_teardown,

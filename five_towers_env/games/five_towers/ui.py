@@ -9,7 +9,6 @@ from typing import Any
 import numpy as np
 
 from five_towers_env.core.gameui import GameUI
-from five_towers_env.games.five_towers import actions as A
 from five_towers_env.games.five_towers.cards import CARD_NAMES
 from five_towers_env.games.five_towers.position import load_position, save_position
 from five_towers_env.games.five_towers.render import render_text
@@ -108,16 +107,11 @@ def text_view(state: GameState, seat: int | None = None) -> str:
 
 #: 5 Towers (both variants) for :func:`five_towers_env.core.gameui.get_ui`
 FIVE_TOWERS = GameUI(
-    name="five_towers",
-    title="5 Towers",
     text_view=text_view,
     svg=render_svg,
-    action_name=A.action_name,
-    action_from_name=A.action_from_name,
     phase_help=phase_help,
     round_summary=round_summary,
     round_index=round_index,
-    save_position=save_position,
     load_position=load_position_at,
     check_continuation=check_continuation,
     legend=("Towers grow upwards, first card at the bottom. x2 over a tower: it is topped (its top card is a 0), "

@@ -9,8 +9,10 @@ import numpy as np
 import pytest
 
 from five_towers_env.core.agent import RandomAgent
-from five_towers_env.games.campanile import CampanileState, action_name, encode
-from five_towers_env.games.campanile.agents import GreedyAgent, HeuristicAgent, MCTSAgent, agent_info, public_view
+from five_towers_env.games.campanile import SPEC, CampanileState, action_name, encode
+from five_towers_env.games.campanile.agents import GreedyAgent, HeuristicAgent, MCTSAgent
+
+agent_info = SPEC.agent_info
 
 VARIANTS = ("pile", "played")
 #: the fields of a state that make up a position (everything but the generator and caches)
@@ -118,7 +120,7 @@ def test_agent_info_keys_and_legal_actions():
 def test_view_keeps_public_information(n, variant):
     for s in random_positions(n, variant, seed=10 * n, count=6):
         for seat in range(n):
-            v = public_view(s, seat)
+            v = s.public_view(seat)
             assert v is not s and v.rng is not s.rng
             for f in ("heights", "bets", "chips", "revealed", "cards_played", "current_player", "phase",
                       "played_tower", "played_storeys", "done", "turns", "variant", "bet_chip"):
@@ -147,17 +149,17 @@ def test_view_ignores_hidden_cards(n, variant):
         for seat in range(n):
             other = reshuffled(s, seat, rng)
             changed += snapshot(other) != snapshot(s)
-            assert snapshot(public_view(s, seat)) == snapshot(public_view(other, seat))
+            assert snapshot(s.public_view(seat)) == snapshot(other.public_view(seat))
     assert changed > 0  # the test did change hidden cards
 
 
 def test_view_does_not_reveal_the_hidden_cards():
     """The view's hidden cards are a fixed deal of the unseen multiset, not the true ones."""
     s = random_positions(2, "pile", seed=5, count=1)[0]
-    v = public_view(s, 0)
+    v = s.public_view(0)
     assert v.piles != s.piles or v.hands[1] != s.hands[1]
     # the same public information always gives the same deal: nothing of the truth leaks through it
-    assert snapshot(public_view(s, 0)) == snapshot(v)
+    assert snapshot(s.public_view(0)) == snapshot(v)
 
 
 def test_determinize_redraws_every_hidden_card():

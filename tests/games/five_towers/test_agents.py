@@ -10,16 +10,17 @@ import pytest
 
 from five_towers_env.agents import make_agent
 from five_towers_env.core.game import get_game
+from five_towers_env.games.five_towers import SPEC, raw_env
 from five_towers_env.games.five_towers import actions as A
-from five_towers_env.games.five_towers import raw_env
 from five_towers_env.games.five_towers.agents.greedy import GreedyAgent
 from five_towers_env.games.five_towers.agents.heuristic import HeuristicAgent
-from five_towers_env.games.five_towers.agents.view import agent_info
 from five_towers_env.games.five_towers.state import GameState, Phase
 from five_towers_env.play import play_game
 
 from agent_checks import LegalityChecker
 from rules_case_runner import OFFERED_VARIANTS, case_files, case_game
+
+agent_info = SPEC.agent_info
 
 AGENT_NAMES = ("random", "greedy", "heuristic")
 VARIANTS = ("base", "great_powers")

@@ -13,12 +13,14 @@ import pytest
 
 from five_towers_env.agents.human import HumanAgent, QuitGame
 from five_towers_env.agents.registry import make_agent
+from five_towers_env.games.five_towers import SPEC
 from five_towers_env.games.five_towers import actions as A
-from five_towers_env.games.five_towers.agents.view import agent_info
 from five_towers_env.games.five_towers.position import load_position, save_position
 from five_towers_env.games.five_towers.state import GameState, Phase
 from five_towers_env.games.five_towers.ui import phase_help
 from five_towers_env.play import MoveLog, play_game
+
+agent_info = SPEC.agent_info
 
 ROOT = Path(__file__).resolve().parents[3]
 PROMPT = "> "

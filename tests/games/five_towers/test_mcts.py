@@ -6,10 +6,11 @@ import pytest
 
 from five_towers_env.agents.registry import AgentSettingError, make_agent, make_agent_from_text
 from five_towers_env.core.agent import RandomAgent
-from five_towers_env.games.five_towers import GameState
+from five_towers_env.games.five_towers import SPEC, GameState
 from five_towers_env.games.five_towers.agents.mcts import MCTSAgent, fast_rollout, rollout_action
-from five_towers_env.games.five_towers.agents.view import agent_info, public_view
 from five_towers_env.play import play_game
+
+agent_info = SPEC.agent_info
 
 
 class Checked:
@@ -83,7 +84,7 @@ def test_move_does_not_depend_on_the_deck_order():
 
 def test_never_touches_the_game_it_is_shown():
     game = _mid_game(seed=6)
-    view = public_view(game)
+    view = game.public_view(game.current_player)
     before = (list(view.deck), view.towers[:], view.display, view.current_player, view.phase)
     agent = MCTSAgent(seed=0, simulations=20)
     agent.act(None, {"view": view, "seat": view.current_player, "legal_actions": list(view.legal_actions())})
@@ -95,7 +96,7 @@ def test_single_legal_action_is_answered_without_search():
     game = _mid_game(seed=2)
     agent = MCTSAgent(seed=0, simulations=50)
     legal = game.legal_actions()
-    info = {"view": public_view(game), "seat": game.current_player, "legal_actions": [legal[0]]}
+    info = {"view": game.public_view(game.current_player), "seat": game.current_player, "legal_actions": [legal[0]]}
     assert agent.act(None, info) == legal[0]
     assert agent.last_simulations == 0
 

@@ -1,16 +1,21 @@
-"""The toy game's own tests: its rules cases (``rules_cases/*.json``), positions, codec and agent."""
+"""The toy game's own tests: its rules cases (``rules_cases/*.json``), positions, codec and agent, and the
+proof that the contract's game-neutral agents serve a game written outside the package: ``mcts``, ``net``
+and ``guided`` on a network the expert trainer makes in the test, and OpenSpiel's ``random_sim_test``."""
 from __future__ import annotations
 
 import io
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 from goofspiel.actions import ACTION_NAMES, action_from_name, action_name
 from goofspiel.aec import raw_env
-from goofspiel.agents import MatchAgent, determinize
+from goofspiel.agents import MatchAgent
 from goofspiel.position import load_position, save_position
 from goofspiel.state import GoofState
 
@@ -96,13 +101,13 @@ def test_determinize_redraws_the_other_bids_and_the_deck_only() -> None:
     state.apply_action(4)
     state.apply_action(0)  # seats 0 and 1 have bid 5 and 1; seat 2 is on move
     rng = np.random.default_rng(3)
-    draws = [determinize(state, 2, rng) for _ in range(30)]
+    draws = [state.determinize(2, rng) for _ in range(30)]
     for d in draws:
         assert d.hands[2] == state.hands[2] and d.won == state.won and d.prize == state.prize
         assert all(sorted((*d.hands[p], d.bids[p])) == [1, 2, 3, 4, 5] for p in (0, 1))
         assert sorted(d.deck) == sorted(state.deck)
     assert {d.bids[0] for d in draws} == {1, 2, 3, 4, 5} and len({tuple(d.deck) for d in draws}) > 1
-    assert determinize(state, 0, rng).bids[0] == 5  # a seat's own bid is never redrawn
+    assert state.determinize(0, rng).bids[0] == 5  # a seat's own bid is never redrawn
 
 
 def test_the_move_log_keeps_the_bids_face_down(registered) -> None:
@@ -116,3 +121,48 @@ def test_the_move_log_keeps_the_bids_face_down(registered) -> None:
 def test_match_agent_beats_random(registered) -> None:
     result = evaluate(["match", "random"], num_games=40, seed=0, progress=False, game=registered.name)
     assert result.agents[0]["win_rate"] > 0.7
+
+
+# -- the game-neutral agents, by capability ---------------------------------------------------
+
+def test_the_flat_search_beats_random(registered) -> None:
+    result = evaluate(["mcts:simulations=100", "random"], num_games=20, seed=0, progress=False, game=registered.name)
+    assert result.agents[0]["win_rate"] > 0.7
+
+
+@pytest.fixture(scope="module")
+def network(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A policy-value network of Goofspiel from a few seconds of expert iteration, run as a user would:
+    ``five-towers expert`` with the game's folder on ``PYTHONPATH`` and its name in ``FIVE_TOWERS_GAMES``."""
+    out = tmp_path_factory.mktemp("expert")
+    config = out / "goofspiel.yaml"
+    config.write_text(f"name: toy\nout_dir: {out}\ngame: goofspiel\narchitecture: mlp\nhidden: [32]\n"
+                      "init_policy: none\ngenerations: 1\ngames_per_generation: 4\nwarmup_games: 8\n"
+                      "warmup_steps: 5\ntrain_steps: 5\neval_games: 0\neval_mcts_games: 0\nworkers: 1\n"
+                      "torch_threads: 1\nsimulations: 8\ndeterminisations: 2\nbatch_size: 16\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), os.environ.get("PYTHONPATH", "")]),
+           "FIVE_TOWERS_GAMES": "goofspiel"}
+    run = subprocess.run([sys.executable, "-m", "five_towers_env.cli", "expert", "--config", str(config)],
+                         env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    return out / "toy" / "network.npz"
+
+
+@pytest.mark.parametrize("agent", ["net", "guided:simulations=16,determinisations=2"])
+def test_the_network_agents_play_a_trained_network(registered, network: Path, agent: str) -> None:
+    name, _, settings = agent.partition(":")
+    text = f"{name}:path={network}" + (f",{settings}" if settings else "")
+    result = evaluate([text, "random"], num_games=4, seed=1, progress=False, game=registered.name)
+    assert result.agents[0]["games"] == 4
+
+
+def test_openspiel_random_sim_test_and_ismcts(registered) -> None:
+    pyspiel = pytest.importorskip("pyspiel")
+    from five_towers_env.integrations.openspiel import load_game, register
+
+    register(registered)
+    for n, variant in ((2, "discard"), (3, "carry")):
+        pyspiel.random_sim_test(load_game(registered.name, n, variant), num_sims=3, serialize=True, verbose=False)
+    result = evaluate(["openspiel-ismcts:simulations=30", "random"], num_games=2, seed=2, progress=False,
+                      game=registered.name)
+    assert result.agents[0]["games"] == 2

@@ -5,8 +5,7 @@ from typing import Any
 
 import numpy as np
 
-from five_towers_env.core.agent import best_after
-from five_towers_env.games.campanile.agents.view import legal_actions
+from five_towers_env.core.agent import best_after, legal_actions
 from five_towers_env.games.campanile.state import CampanileState
 
 

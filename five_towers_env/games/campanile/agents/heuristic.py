@@ -32,15 +32,18 @@ it deterministic (the seed is accepted for the shared interface).
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from five_towers_env.core.agent import legal_actions
 from five_towers_env.games.campanile import actions as A
-from five_towers_env.games.campanile.agents.view import legal_actions
 from five_towers_env.games.campanile.endgame import next_player_endings
 from five_towers_env.games.campanile.rules import NUM_TOWERS, backers, flag_order, score_towers
 from five_towers_env.games.campanile.state import CampanileState, Phase
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 FLAG_HIGH = (8.0, 6.0, 4.0, 2.0, 0.0)  # SPEC C4 by rank; the fifth tower takes no flag
 FLAG_LOW = (4.0, 3.0, 2.0, 1.0, 0.0)
@@ -102,7 +105,7 @@ class Evaluator:
         self.chip_cost = chip_cost
         self.end_weight = end_weight
 
-    def margin(self, pts: list[float]) -> float:
+    def margin(self, pts: Sequence[float]) -> float:
         """Own points less the best rival's."""
         me = self.seat
         return pts[me] - max(v for p, v in enumerate(pts) if p != me)
@@ -206,7 +209,7 @@ def _turn_value(view: CampanileState, ev: Evaluator, heights: list[int], storeys
     seat = ev.seat
     sizes = [len(p) for p in view.piles]
     sizes[storeys - 1] -= 1
-    bets = view.bets
+    bets: list[tuple] = view.bets  # per tower, its (seat, chip value) bets
     if sizes[storeys - 1] == 0:  # C3.3: this draw ends the game: score every bet exactly
         best = (-math.inf, (0, -1))
         for v, t in options:

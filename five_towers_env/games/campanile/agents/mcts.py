@@ -37,10 +37,10 @@ from typing import Any
 
 import numpy as np
 
+from five_towers_env.core.agent import legal_actions
 from five_towers_env.core.search import Budget, Halving, flat_search
 from five_towers_env.games.campanile.agents.heuristic import Evaluator, HeuristicAgent, scored_actions, scored_turns
 from five_towers_env.games.campanile.agents.search_hooks import CampanileSearch, rollout_action
-from five_towers_env.games.campanile.agents.view import legal_actions
 from five_towers_env.games.campanile.state import CampanileState, Phase
 
 _BET = int(Phase.BET)
@@ -107,8 +107,8 @@ class MCTSAgent:
                 return int(plan[1])
             ranked = sorted(scored_actions(view, seat, [int(a) for a in legal], self.heuristic),
                             key=lambda va: (-va[0], va[1]))
-            moves = [(a,) for _, a in ranked]
-            values = {(a,): v for v, a in ranked}
+            moves: list[tuple[int, ...]] = [(a,) for _, a in ranked]
+            values: dict[tuple[int, ...], float] = {(a,): v for v, a in ranked}
         else:
             turns = sorted(scored_turns(view, seat, self.heuristic), key=lambda v: (-v[0], v[1], v[2]))
             moves = [(p, b) for _, p, b in turns if p in legal]

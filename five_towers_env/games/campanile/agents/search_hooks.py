@@ -56,9 +56,9 @@ def rollout_action(state: CampanileState, u: float, bet_rate: float, lead_rate: 
         if u < lead_rate:  # raise a tower the mover leads, if it holds one
             table = state.stake_table()
             me = state.current_player
-            mine = [a for a in legal if _leads(table, me, (a - A.PLAY) // 3)]
-            if mine:
-                return mine[int(u / lead_rate * len(mine))]
+            leading = [a for a in legal if _leads(table, me, (a - A.PLAY) // 3)]
+            if leading:
+                return leading[int(u / lead_rate * len(leading))]
         return legal[int(u * m)]
     if u >= bet_rate:
         return A.NO_BET
@@ -106,7 +106,7 @@ class CampanileSearch:
         self.rollout_turns, self.bet_rate, self.lead_rate = rollout_turns, bet_rate, lead_rate
         self.temperature, self.margin_weight = temperature, margin_weight
 
-    def determinise(self, i: int) -> tuple[CampanileState, list[float]]:
+    def sample(self, i: int) -> tuple[CampanileState, list[float]]:
         """The next determinisation and its rollouts' uniform numbers (drawn in order: ``i`` is implied)."""
         det = self.view.determinize(self.seat, self.rng)
         return det, self.rng.random(_NOISE).tolist()

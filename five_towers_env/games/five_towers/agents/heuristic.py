@@ -251,7 +251,7 @@ class _Context:
             out.append((a, child))
         return out
 
-    def plan_value(self, st: tuple) -> float:
+    def plan_value(self, st: Round) -> float:
         """Best evaluation over every complete way to finish the builder's round from ``st``."""
         memo = self.search_memo
         v = memo.get(st)
@@ -353,7 +353,7 @@ class HeuristicAgent:
         self.name = name
         self.rng = np.random.default_rng(seed)
         self.params = {**DEFAULT_PARAMS, **params}
-        self._ctx_key = None
+        self._ctx_key: tuple[tuple[int, ...], int, bool] | None = None
         self._ctx: _Context | None = None
 
     # -- helpers ------------------------------------------------------------------------
@@ -364,6 +364,7 @@ class HeuristicAgent:
         if key != self._ctx_key:
             self._ctx_key = key
             self._ctx = _Context(counts, view.num_players, view.gp, self.params)
+        assert self._ctx is not None  # set together with self._ctx_key
         return self._ctx
 
     @staticmethod
@@ -465,6 +466,7 @@ class HeuristicAgent:
             u = utility(seat, outcome)
             if best_a is None or u > best_u + 1e-9:
                 best_a, best_u = a, u
+        assert best_a is not None  # act asks only with two legal actions or more
         return int(best_a)
 
 

@@ -8,11 +8,15 @@ so every move it makes is legal.
 from __future__ import annotations
 
 from functools import cache, lru_cache
+from typing import TYPE_CHECKING, cast
 
 from five_towers_env.games.five_towers.cards import CANDY, NUM_TYPES, NUM_VALUES, SAND, SCARY, TREE, can_place
 from five_towers_env.games.five_towers.lookahead import each_distinct
 from five_towers_env.games.five_towers.scoring import pair_bonus, pair_gain
 from five_towers_env.games.five_towers.state import GameState
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
 
 NONE = 16  # "no tower yet" as a top value (index into POT)
 
@@ -59,7 +63,8 @@ def chain(top: int, values: tuple) -> tuple | None:
     return _best_order(values, lambda v: _placeable(top, v), chain, POT)
 
 
-def _best_order(values: tuple, fits, extend, pot: tuple[float, ...]) -> tuple | None:
+def _best_order(values: tuple, fits: Callable[[int], bool], extend: Callable[[int, tuple], tuple | None],
+                pot: tuple[float, ...]) -> tuple | None:
     """The order of ``values`` whose first card ``fits``, each next one continuing it as ``extend``
     says, that ends on the card of highest ``pot``; ``()`` for no values, ``None`` if impossible."""
     if not values:
@@ -158,12 +163,17 @@ def _type_gain(tower: tuple, values: tuple, beta: float, sand_gp: bool = False) 
     return points + beta * (POT[last] - (POT[tower[-1]] if tower else POT[NONE]))
 
 
+assert (CANDY, SCARY) == (0, 1)  # _pairs: the two towers as pair_bonus reads them, indexed by type
+
+
 def _pairs(candy: list, scary: list) -> int:
     """The engine's pair bonus of a candy and a scary tower holding these values."""
-    return pair_bonus({CANDY: candy, SCARY: scary})
+    return pair_bonus((candy, scary))
 
 
-_UNKNOWN = object()  # make_plan: a gain not computed yet (None means "cannot be built")
+# make_plan: a gain not computed yet (None means "cannot be built"); typed as a gain so that the memo's
+# ``get`` with it as the default keeps the gains' type: it is only ever compared by identity
+_UNKNOWN = cast(float, object())
 _SPLIT = tuple((c, c // NUM_VALUES, c % NUM_VALUES) for c in range(NUM_TYPES * NUM_VALUES))  # (card, type, value)
 
 
@@ -246,7 +256,7 @@ def make_plan(towers: tuple, cards: tuple, beta: float, gp: bool, chosen: tuple 
     return plan, [x - base for x in cum]
 
 
-def choose_bid(cum: list, low: int, first: bool, allowed: int | None = None) -> int:
+def choose_bid(cum: Sequence[float], low: int, first: bool, allowed: int | None = None) -> int:
     """The number of cards to bid for (``-1``: pass) given a plan's cumulative values."""
     best_k, best_v = -1, -1e18
     for k in range(low, len(cum)):

@@ -7,6 +7,7 @@ plan that builds by the placement rules); :func:`evaluate` scores a position cut
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -28,6 +29,9 @@ from five_towers_env.games.five_towers.agents.plans import (
 from five_towers_env.games.five_towers.cards import NUM_TYPES, NUM_VALUES, SAND, SCRAP, TREE
 from five_towers_env.games.five_towers.scoring import score_player
 from five_towers_env.games.five_towers.state import GameState, Phase
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 _BID, _TAKE, _GAME_OVER = Phase.BID, Phase.TAKE, Phase.GAME_OVER
 
@@ -81,6 +85,7 @@ def rollout_action(state: GameState, beta: float = 0.45) -> int:
     legal = state.legal_actions()
     if len(legal) == 1:
         return legal[0]
+    cum: Sequence[float]  # a bid's values (bid_options) or a plan's cumulative values (make_plan)
     phase = state.phase
     if phase == Phase.BID:
         p = state.current_player
@@ -199,6 +204,7 @@ def play_rounds(s: GameState, beta: float, rounds: int | None) -> tuple[bool, fl
                 s.apply_unchecked((A.BID + k,))
                 how_b = bid_how(how, k)
         if s.phase == _TAKE:
+            assert how_b is not None  # a round start: the take follows a bid made above
             _carry_out(s, how_b, gp)
         played += 1
     return True, 0.0
@@ -236,6 +242,7 @@ def _round_moves(towers: tuple, how: tuple, gp: bool, recover: bool) -> tuple[in
 def _build_actions(tower: tuple, t: int, values: tuple, sand_gp: bool) -> list[int]:
     """The build actions that turn ``tower`` into the default policy's :func:`build_tower` of ``values``."""
     new = build_tower(tower, values, sand_gp)
+    assert new is not None  # the plan's cards: buildable by construction
     k = len(tower)
     top = A.BUILD + t * NUM_VALUES
     if not tower and chain(NONE, values) != new:  # a new sand tower: one card, the rest beneath it

@@ -65,7 +65,8 @@ class _Reshuffle:
     __slots__ = ("seed", "skip", "g")
 
     def __init__(self, seed: tuple, skip: int) -> None:
-        self.seed, self.skip, self.g = seed, skip, None
+        self.seed, self.skip = seed, skip
+        self.g: np.random.Generator | None = None
 
     def permutation(self, x: Any) -> np.ndarray:
         """``numpy.random.Generator.permutation`` of the determinisation's generator."""
@@ -177,7 +178,7 @@ class FiveTowersSearch:
         """The reward of each candidate that ends the game (``None`` for the others)."""
         return [self.scoring.final(e, self.seat) if e.is_terminal() else None for e in self.ends]
 
-    def determinise(self, i: int) -> _Deal:
+    def sample(self, i: int) -> _Deal:
         """Determinisation ``i``."""
         return _Deal((self.base, i))
 
@@ -185,7 +186,7 @@ class FiveTowersSearch:
         """Candidate ``j``'s round-end position, dealt again by ``deal``."""
         pool = self.pools[j]
         n = len(pool)
-        return self.ends[j].redeal([pool[x] for x in deal.permutation(n)], _Reshuffle(deal.seed, n))
+        return self.ends[j].redeal([pool[x] for x in deal.permutation(n)], _Reshuffle(deal.seed, n))  # type: ignore[arg-type]  # a lazy Generator: permutation only
 
     def rollout(self, state: GameState, deal: _Deal) -> tuple[GameState, bool, float]:
         """``rollout_rounds`` more whole rounds (``None``: to the end) by the default policy; the position,

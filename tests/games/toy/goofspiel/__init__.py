@@ -32,9 +32,10 @@ from .state import MAX_PLAYERS, MIN_PLAYERS, VARIANTS, GoofState
 SPEC = register_game(GameSpec(
     name="goofspiel", title="Goofspiel", module=__name__, variants=VARIANTS,
     min_players=MIN_PLAYERS, max_players=MAX_PLAYERS, num_actions=NUM_ACTIONS, observation_size=OBS_SIZE,
-    raw_env=f"{__name__}.aec:raw_env", env=f"{__name__}.aec:env", agent_info=f"{__name__}.agents:agent_info",
-    check_setup=f"{__name__}.state:check_setup", ui=f"{__name__}.ui:GOOFSPIEL",
-    determinize=f"{__name__}.agents:determinize", agents={"match": f"{__name__}.agents:MatchAgent"},
+    raw_env=f"{__name__}.aec:raw_env", env=f"{__name__}.aec:env", codec=f"{__name__}.actions",
+    save_position=f"{__name__}.position:save_position", check_setup=f"{__name__}.state:check_setup",
+    ui=f"{__name__}.ui:GOOFSPIEL", agents={"match": f"{__name__}.agents:MatchAgent"},
+    observe=f"{__name__}.observation:encode", chance=f"{__name__}.chance:GoofChance",
 ))
 
 __all__ = ["SPEC", "GoofState"]

@@ -15,9 +15,9 @@ from pettingzoo import AECEnv
 from five_towers_env.core.env import GameEnv, wrap_env
 from five_towers_env.core.errors import PositionError
 
-from . import actions
+from . import SPEC, actions
 from .observation import OBS_SIZE, encode
-from .position import POSITION_KEYS, load_position, save_position
+from .position import POSITION_KEYS, load_position
 from .state import GoofState, check_setup
 from .ui import text_view
 
@@ -28,11 +28,10 @@ class raw_env(GameEnv):  # PettingZoo names it raw_env
     """Goofspiel for ``num_players`` 2..4, ``variant`` ``"discard"`` or ``"carry"``, ``render_mode``
     ``None``, ``"ansi"`` (``render()`` returns the table as text) or ``"human"`` (prints it)."""
 
-    _actions = actions
-    _save_position = staticmethod(save_position)
+    game_spec = SPEC  # GameEnv: the codec, the position format and the name
     _reset_options = ("position",)
     _position_keys = POSITION_KEYS
-    metadata = {"name": "goofspiel_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False,
+    metadata = {"render_modes": ["human", "ansi"], "is_parallelizable": False,
                 "render_fps": 1}
 
     def __init__(self, num_players: int = 2, variant: str = "discard", render_mode: str | None = None) -> None:

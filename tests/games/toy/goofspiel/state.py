@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from five_towers_env.core.errors import IllegalActionError
+from five_towers_env.core.state import ScoredState
 
 from . import actions as A
 
@@ -32,7 +33,7 @@ def check_setup(num_players: object, variant: object) -> None:
         raise ValueError(f"variant must be one of {', '.join(map(repr, VARIANTS))}, got {variant!r}")
 
 
-class GoofState:
+class GoofState(ScoredState):
     """A game of Goofspiel in progress (read the attributes; change them through ``apply_action``).
 
     * ``hands``: per seat, the sorted cards it has not bid yet;
@@ -99,15 +100,22 @@ class GoofState:
         """Each seat's points so far."""
         return list(self.won)
 
-    def winners(self) -> list[int]:
-        """The seats sharing the most points."""
-        return [p for p, v in enumerate(self.won) if v == max(self.won)]
+    def determinize(self, observer: int, rng: np.random.Generator) -> GoofState:
+        """A copy in which what ``observer`` cannot see is drawn again with ``rng``: each other seat's
+        face-down bid (from the cards it has not shown) and the order of the prize deck."""
+        new = self.clone()
+        for p, bid in enumerate(self.bids):
+            if bid and p != observer:
+                unshown = sorted((*self.hands[p], bid))
+                new.bids[p] = unshown[rng.integers(len(unshown))]
+                new.hands[p] = tuple(c for c in unshown if c != new.bids[p])
+        new.deck = [int(c) for c in rng.permutation(sorted(self.deck))]
+        return new
 
-    def returns(self) -> list[float]:
-        """+1 for each winner and -1 for the others once the game is over, zeros before."""
-        if not self.done:
-            return [0.0] * self.num_players
-        return [1.0 if p in self.winners() else -1.0 for p in range(self.num_players)]
+    def public_view(self, seat: int) -> GoofState:
+        """A copy of ``state`` safe to show ``seat``: the hidden cards redrawn by a fixed rule, so that
+        states differing only in what ``seat`` cannot see give equal views."""
+        return self.determinize(seat, np.random.default_rng(0))
 
     def illegal_message(self, action: object) -> str:
         """A message naming an illegal action and the legal ones."""

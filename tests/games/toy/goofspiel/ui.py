@@ -13,7 +13,6 @@ from typing import Any
 
 from five_towers_env.core.gameui import GameUI
 
-from .actions import action_from_name, action_name
 from .position import load_position, save_position
 from .state import CARDS, GoofState
 
@@ -102,9 +101,8 @@ def check_continuation(reached: GoofState, position: dict[str, Any]) -> str | No
 
 #: Goofspiel for :func:`five_towers_env.core.gameui.get_ui`
 GOOFSPIEL = GameUI(
-    name="goofspiel", title="Goofspiel", text_view=text_view, svg=render_svg, action_name=action_name,
-    action_from_name=action_from_name, phase_help=phase_help, round_summary=round_summary,
-    round_index=round_index, save_position=save_position, load_position=load_position_at,
+    text_view=text_view, svg=render_svg, phase_help=phase_help, round_summary=round_summary,
+    round_index=round_index, load_position=load_position_at,
     check_continuation=check_continuation, public_move_name=public_move_name,
     legend="The table as text: the prize on offer, and per seat its points and the cards it has not shown yet.",
 )
