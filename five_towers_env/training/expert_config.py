@@ -19,7 +19,6 @@ from five_towers_env.training.config_base import (
     checked_values,
     read_config_file,
     settings_table,
-    write_settings,
 )
 
 
@@ -209,15 +208,10 @@ def expert_config_to_dict(cfg: ExpertConfig) -> dict[str, Any]:
     return {"method": "expert_iteration", **dataclasses.asdict(cfg)}
 
 
-def save_expert_config(cfg: ExpertConfig, path: str | Path) -> None:
-    """Write ``cfg`` as YAML (the run's own copy, read again on resume)."""
-    write_settings(path, expert_config_to_dict(cfg))
-
-
 def expert_settings_table() -> str:
     """Every setting with its default and meaning, as a Markdown table (docs/training.md's)."""
     return settings_table(ExpertConfig)
 
 
 __all__ = ["ExpertConfig", "expert_settings_table", "build_expert_config", "expert_config_to_dict",
-           "last_checkpoint", "load_expert_config", "resolve_run", "resume_expert_config", "save_expert_config"]
+           "last_checkpoint", "load_expert_config", "resolve_run", "resume_expert_config"]
