@@ -134,6 +134,7 @@ def test_the_flat_search_beats_random(registered) -> None:
 def network(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A policy-value network of Goofspiel from a few seconds of expert iteration, run as a user would:
     ``five-towers expert`` with the game's folder on ``PYTHONPATH`` and its name in ``FIVE_TOWERS_GAMES``."""
+    pytest.importorskip("torch", reason="expert iteration needs the rl extra")
     out = tmp_path_factory.mktemp("expert")
     config = out / "goofspiel.yaml"
     config.write_text(f"name: toy\nout_dir: {out}\ngame: goofspiel\narchitecture: mlp\nhidden: [32]\n"
