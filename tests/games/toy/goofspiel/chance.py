@@ -54,9 +54,6 @@ class GoofChance(ChanceState):
         """One per prize."""
         return CARDS
 
-    def _copy_extra(self, new: ChanceState) -> None:
-        return None  # the engine is cloned by the base; the rest is immutable
-
     # -- chance -------------------------------------------------------------------------------
 
     def is_chance(self) -> bool:
@@ -122,7 +119,7 @@ class GoofChance(ChanceState):
         """A state ``seat`` cannot tell from this one, drawn uniformly: the other seats' bids of the round
         in progress drawn again from the cards each has not shown (every earlier bid was shown)."""
         if self.engine is None or self.turning:
-            return self._replay(self.base, [a for _, a, _ in self.steps])
+            return (None if self.base is None else self.base.clone()), [a for _, a, _ in self.steps]
         now = self.engine.determinize(seat, rng)
         steps = [a for _, a, _ in self.steps]
         chance = [i for i, (player, _, _) in enumerate(self.steps) if player < 0]
@@ -139,9 +136,6 @@ class GoofChance(ChanceState):
                     unshown = sorted((*base.hands[p], bid))
                     base.bids[p] = now.bids[p]
                     base.hands[p] = tuple(c for c in unshown if c != now.bids[p])
-        return self._replay(base, steps)
-
-    def _replay(self, base: GoofState | None, steps: list[int]) -> tuple[GoofState | None, list[int]]:
         return (None if base is None else base.clone()), steps
 
 
