@@ -83,6 +83,7 @@ def main(argv: list[str] | None = None) -> dict:
     import torch
 
     from five_towers_env.integrations.rllib import evaluate_module, learner_module, selfplay_ppo_config, train_selfplay
+    from five_towers_env.integrations.rllib_agent import write_checkpoint_game
 
     if args.torch_threads is not None:
         torch.set_num_threads(args.torch_threads)
@@ -135,6 +136,8 @@ def main(argv: list[str] | None = None) -> dict:
     checkpoint = None
     if not args.no_checkpoint:
         checkpoint = str(algo.save_to_path(str((out / "checkpoint").resolve())))
+        # the game beside the weights: RLlibAgent (--agents rllib:path=...) refuses to seat it in another
+        write_checkpoint_game(checkpoint, args.game, args.num_players, args.variant)
 
     evaluation = None
     if args.eval_games > 0:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import math
 import os
 import sys
 import tempfile
@@ -30,7 +31,9 @@ from five_towers_env import numerics
 from five_towers_env.cli_commands import (
     cmd_evaluate,
     cmd_expert,
+    cmd_ladder,
     cmd_play,
+    cmd_rate,
     cmd_replay,
     cmd_tournament,
     cmd_train,
@@ -48,7 +51,15 @@ MAX_PLAYERS = max(g.max_players for g in GAMES.values())
 VARIANTS = tuple(dict.fromkeys(v for g in GAMES.values() for v in g.variants))
 
 AGENT_HELP = ("agents: registry names (" + "; ".join(f"{g.title}: {', '.join(g.agents)}" for g in GAMES.values())
-              + "), optionally with settings, e.g. mcts:simulations=100,race_z=1.5")
+              + "), optionally with settings, e.g. mcts:simulations=100,race_z=1.5; your own: "
+                "py:path=module.attr or py:path=file.py:attr, sb3:path=model.zip, rllib:path=CHECKPOINT")
+# evaluation's defaults, written here so that `five-towers --help` need not import it (a test keeps them equal)
+#: games `five-towers rate` plays by default (evaluation.rate.DEFAULT_GAMES)
+RATE_GAMES = 360
+#: what an agent's failed decision costs (evaluation.guard.ON_ERROR)
+ON_AGENT_ERROR = ("stop", "forfeit")
+#: the zoo table's opponents (evaluation.zoo.OPPONENTS)
+ZOO_OPPONENTS = ("heuristic", "greedy", "random")
 GAME_HELP = (f"the game: {', '.join(GAMES)} (default {DEFAULT_GAME}); agents, variants and seats are the game's")
 VARIANT_HELP = ("the rule variant (default: the game's first): "
                 + "; ".join(f"{g.title}: {', '.join(g.variants)}" for g in GAMES.values()))
@@ -119,6 +130,38 @@ def _unwritable_folder(path: str | Path) -> str | None:
     return None
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not value > 0 or not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text!r}")
+    return value
+
+
+def _add_running(p: argparse.ArgumentParser, out_help: str = "folder for CSV / JSON (and other) result files",
+                 seed_default: int | None = 0, seed_help: str = "default 0") -> None:
+    """How the games of ``evaluate``, ``tournament``, ``zoo``, ``rate`` and ``ladder`` run."""
+    p.add_argument("--seed", type=_nonneg, default=seed_default,
+                   help=f"run seed; every game's seeds derive from it ({seed_help})")
+    p.add_argument("--workers", type=_workers, default=1,
+                   help="processes (1: in this process; 0: every CPU); results do not depend on it (default 1)")
+    p.add_argument("--ray", metavar="ADDRESS",
+                   help="play on a Ray cluster: auto (the one this machine joined), its address, or local (a Ray "
+                        "instance here with --workers CPUs); results are the same as without (needs the ray extra)")
+    p.add_argument("--out", metavar="DIR",
+                   help=out_help + "; each game is journalled there as it finishes, so the same command run "
+                                   "again after a stop plays only the games it lacks")
+    p.add_argument("--on-agent-error", choices=ON_AGENT_ERROR, default="stop",
+                   help="when an agent raises, returns an illegal or malformed action, or runs past "
+                        "--move-timeout: stop the run (default; the games played are kept with --out) or forfeit "
+                        "that game (its seat loses; counted and reported)")
+    p.add_argument("--move-timeout", type=_seconds, metavar="SECONDS",
+                   help="seconds an agent may take per decision (default: no limit)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
 def _add_common(p: argparse.ArgumentParser, games_help: str, players_help: str,
                 players_default: int | None = None) -> None:
     """The arguments shared by ``evaluate`` and ``tournament``."""
@@ -126,11 +169,7 @@ def _add_common(p: argparse.ArgumentParser, games_help: str, players_help: str,
     p.add_argument("--agents", nargs="+", required=True, metavar="AGENT", help=AGENT_HELP)
     p.add_argument("--games", type=_positive, default=100, help=games_help)
     p.add_argument("--variant", choices=VARIANTS, default=None, help=VARIANT_HELP)
-    p.add_argument("--seed", type=_nonneg, default=0, help="run seed; every game's seeds derive from it (default 0)")
-    p.add_argument("--workers", type=_workers, default=1,
-                   help="processes (1: in this process; 0: every CPU); results do not depend on it (default 1)")
-    p.add_argument("--out", metavar="DIR", help="folder for CSV / JSON (and other) result files")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _add_running(p)
     p.add_argument("--unpaired", action="store_true",
                    help="a fresh deal for every game (default: the seat rotations of a cycle replay one deal)")
     p.add_argument("--players", type=_players, default=players_default, help=players_help)
@@ -210,17 +249,40 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_tournament, parser=p)
 
     p = sub.add_parser("zoo", help="the policies ppo plays in each setup; with --games, how each fares against "
-                                   "n - 1 heuristic, greedy and random players")
+                                   "n - 1 copies of each --field agent")
     p.add_argument("--game", type=_game_name, default=DEFAULT_GAME, metavar="GAME", help=GAME_HELP)
     p.add_argument("--games", type=_positive, help="games per setup and opponent (default: only list the policies)")
     p.add_argument("--setups", nargs="+", metavar="SETUP", help="only these setups, e.g. 3p-base (default: all)")
-    p.add_argument("--seed", type=_nonneg, default=0, help="run seed (default 0)")
-    p.add_argument("--workers", type=_workers, default=1, help="processes (1: in this process; 0: every CPU)")
-    p.add_argument("--out", metavar="DIR", help="folder for table.json / table.md and each evaluation's files")
+    p.add_argument("--field", nargs="+", default=list(ZOO_OPPONENTS), metavar="AGENT",
+                   help=f"the opponents, one column each (default: {' '.join(ZOO_OPPONENTS)}); any agent, "
+                        "e.g. sb3:path=model.zip")
     p.add_argument("--runs", metavar="DIR", help="folder of training run folders: the training time column "
                                                  "reads <DIR>/<run>/eval_log.csv (e.g. results)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _add_running(p, "folder for table.json / table.md and each evaluation's files")
     p.set_defaults(func=cmd_zoo, parser=p)
+
+    p = sub.add_parser("rate", help="rate any agent on the setup's fixed ladder (random = 0), with a 95%% interval")
+    p.add_argument("agent", metavar="AGENT", help="the agent to rate: a registry name with settings, "
+                                                  "py:path=module.attr, sb3:path=model.zip, rllib:path=CHECKPOINT")
+    p.add_argument("--game", type=_game_name, default=DEFAULT_GAME, metavar="GAME", help=GAME_HELP)
+    p.add_argument("--players", type=_players, default=2, help="seats per game (default 2)")
+    p.add_argument("--variant", choices=VARIANTS, default=None, help=VARIANT_HELP)
+    p.add_argument("--games", type=_positive, default=RATE_GAMES,
+                   help=f"games in all, split evenly over the ladder's agents (default {RATE_GAMES}); more games, "
+                        "a tighter interval")
+    _add_running(p, "folder for rate.json / rate.txt")
+    p.set_defaults(func=cmd_rate, parser=p)
+
+    p = sub.add_parser("ladder", help="calibrate a setup's rating ladder from the game's plan (a long run); "
+                                      "without --players, list the shipped ladders")
+    p.add_argument("--game", type=_game_name, default=DEFAULT_GAME, metavar="GAME", help=GAME_HELP)
+    p.add_argument("--players", type=_players, help="seats per game: calibrate this setup")
+    p.add_argument("--variant", choices=VARIANTS, default=None, help=VARIANT_HELP)
+    p.add_argument("--ship", action="store_true",
+                   help="copy the calibrated ladder into the game's package, where rate reads it")
+    _add_running(p, "folder for the ladder and its journal of games (default results/ladder/<game>/<setup>)",
+                 seed_default=None, seed_help="default: the seed of the game's ladder plan")
+    p.set_defaults(func=cmd_ladder, parser=p)
 
     p = sub.add_parser("train", help="self-play MaskablePPO training from a YAML config (needs the rl extra)")
     source = p.add_mutually_exclusive_group(required=True)
@@ -262,16 +324,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _check_agents(parser: argparse.ArgumentParser, agents: Sequence[str], game: str = DEFAULT_GAME) -> None:
-    """Turn a bad agent name or setting (for ``game``) into a usage error before any game starts."""
+def _agent_texts(args: argparse.Namespace) -> list[str]:
+    """Every agent the command line names (``--agents``, ``--field``, ``rate``'s AGENT)."""
+    field = getattr(args, "field", None)
+    return [*(getattr(args, "agents", None) or []), *([field] if isinstance(field, str) else field or []),
+            *([args.agent] if getattr(args, "agent", None) else [])]
+
+
+def _check_agents(parser: argparse.ArgumentParser, agents: Sequence[str], game: str = DEFAULT_GAME,
+                  argument: str = "--agents") -> None:
+    """Turn a bad agent name or setting (for ``game``), or a user's agent that does not load, into a
+    one-line usage error before any game starts."""
     from five_towers_env.evaluation.match import resolve_specs
 
     for text in agents:
         try:
             for spec in resolve_specs([text], game):
                 spec.build(0)
-        except (ValueError, TypeError, ImportError, OSError) as exc:
-            parser.error(f"argument --agents: {text}: {exc}")
+        except (ValueError, TypeError, ImportError, OSError, AttributeError) as exc:
+            reason = " ".join(str(exc).split())  # one line, whatever the library wrote
+            parser.error(f"argument {argument}: {text}: {reason}")
 
 
 def _file_problem(path: str) -> str | None:
@@ -291,11 +363,11 @@ def _check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> No
         problem = _file_problem(value) if value is not None else None
         if problem:
             parser.error(f"argument --{name}: must be a file to write: {problem}")
-    if args.command in ("evaluate", "tournament") and any(a.partition(":")[0].strip() == "human"
-                                                          for a in args.agents):
+    if args.command in ("evaluate", "tournament", "rate", "zoo") and any(
+            a.partition(":")[0].strip() == "human" for a in _agent_texts(args)):
         parser.error("argument --agents: human plays only in `five-towers play` (a person cannot sit "
                      "through hundreds of games)")
-    if args.command in ("play", "evaluate", "tournament"):
+    if args.command in ("play", "evaluate", "tournament", "rate", "ladder"):
         _check_setup_args(parser, args, get_game(args.game))
     out = getattr(args, "out", None)
     if out is not None:
@@ -307,8 +379,12 @@ def _check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> No
                      f"(to measure one agent against itself or others, use evaluate)")
     if getattr(args, "agents", None):
         _check_agents(parser, args.agents, getattr(args, "game", None) or DEFAULT_GAME)
-    if getattr(args, "field", None) is not None:
-        _check_agents(parser, [args.field], args.game)
+    if args.command == "rate":
+        _check_agents(parser, [args.agent], args.game, "AGENT")
+    if args.command == "zoo":
+        _check_agents(parser, args.field, args.game, "--field")
+    if args.command == "evaluate" and args.field is not None:
+        _check_agents(parser, [args.field], args.game, "--field")
         if args.players is None or args.players <= len(args.agents):
             parser.error(f"argument --field: the agents leave no seat to fill; give --players above "
                          f"{len(args.agents)} (the number of agents)")

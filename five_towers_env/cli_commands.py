@@ -149,17 +149,45 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 # -- evaluate and tournament -----------------------------------------------------------------
 
+def _running(args: argparse.Namespace) -> dict[str, Any]:
+    """The keyword arguments of how games run (``_add_running`` in the parser), as the API names them."""
+    return {"seed": args.seed, "workers": args.workers, "progress": not args.no_progress, "ray": args.ray,
+            "on_agent_error": args.on_agent_error, "move_timeout": args.move_timeout}
+
+
 def _match_settings(args: argparse.Namespace) -> dict[str, Any]:
     """The keyword arguments ``evaluate`` and ``round_robin`` share, from the common options."""
-    return {"num_players": args.players, "variant": args.variant, "seed": args.seed, "workers": args.workers,
-            "progress": not args.no_progress, "paired": not args.unpaired, "game": args.game}
+    return {"num_players": args.players, "variant": args.variant, "paired": not args.unpaired, "game": args.game,
+            **_running(args)}
 
 
-def _report(result: EvaluationResult | TournamentResult, args: argparse.Namespace, **save_options: Any) -> int:
+def _journal(args: argparse.Namespace, name: str) -> Path | None:
+    """Where the command journals its games: ``<--out>/<name>_journal.jsonl`` (none without --out)."""
+    return Path(args.out) / f"{name}_journal.jsonl" if args.out else None
+
+
+def _finish(journal: Path | None) -> None:
+    """The result files are written: the journal they were made from is no longer needed."""
+    if journal is not None:
+        journal.unlink(missing_ok=True)
+
+
+def _stopped(args: argparse.Namespace, exc: Exception) -> int:
+    """An agent failed and the run was told to stop: one line, and what is kept."""
+    kept = (f"; the games played are kept in {args.out}: run the same command again to go on"
+            if getattr(args, "out", None) else "")
+    print(f"five-towers {args.command}: stopped: {exc} (--on-agent-error forfeit counts such a game as "
+          f"lost instead){kept}", file=sys.stderr)
+    return 1
+
+
+def _report(result: EvaluationResult | TournamentResult, args: argparse.Namespace, journal: Path | None,
+            **save_options: Any) -> int:
     """Print a result's table; save its files in ``args.out`` if given."""
     print(result.table())
     if args.out:
         paths = result.save(args.out, **save_options)
+        _finish(journal)
         print("wrote " + ", ".join(str(p) for p in paths.values()))
         wrote(args, args.out)
     return 0
@@ -167,27 +195,99 @@ def _report(result: EvaluationResult | TournamentResult, args: argparse.Namespac
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     """Seat-rotated games between the agents; summary table, and CSV / JSON in --out."""
+    from five_towers_env.evaluation.guard import AgentError
     from five_towers_env.evaluation.match import evaluate
 
-    return _report(evaluate(args.agents, num_games=args.games, field=args.field, **_match_settings(args)), args)
+    journal = _journal(args, "evaluate")
+    try:
+        result = evaluate(args.agents, num_games=args.games, field=args.field, journal=journal,
+                          **_match_settings(args))
+    except AgentError as exc:
+        return _stopped(args, exc)
+    return _report(result, args, journal)
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
     """Round robin; win-rate matrix, Elo / OpenSkill; CSV / JSON / Markdown / PNG in --out."""
+    from five_towers_env.evaluation.guard import AgentError
     from five_towers_env.evaluation.tournament import round_robin
 
-    return _report(round_robin(args.agents, games=args.games, **_match_settings(args)), args,
-                   plot=not args.no_plot)
+    journal = _journal(args, "tournament")
+    try:
+        result = round_robin(args.agents, games=args.games, journal=journal, **_match_settings(args))
+    except AgentError as exc:
+        return _stopped(args, exc)
+    return _report(result, args, journal, plot=not args.no_plot)
+
+
+def cmd_rate(args: argparse.Namespace) -> int:
+    """Rate one agent on the setup's shipped ladder; rate.json / rate.txt in --out."""
+    from five_towers_env.evaluation.guard import AgentError
+    from five_towers_env.evaluation.rate import rate
+
+    journal = _journal(args, "rate")
+    try:
+        result = rate(args.agent, game=args.game, num_players=args.players, variant=args.variant, games=args.games,
+                      journal=journal, **_running(args))
+    except AgentError as exc:
+        return _stopped(args, exc)
+    except ValueError as exc:  # no ladder shipped for the setup
+        print(f"five-towers rate: error: {exc}", file=sys.stderr)
+        return 2
+    print(result.table())
+    if args.out:
+        paths = result.save(args.out)
+        _finish(journal)
+        print("wrote " + ", ".join(str(p) for p in paths.values()))
+        wrote(args, args.out)
+    return 0
+
+
+def cmd_ladder(args: argparse.Namespace) -> int:
+    """Calibrate a setup's ladder from the game's plan (results/ladder/<game>/<setup> by default), or list the
+    shipped ladders."""
+    import shutil
+
+    from five_towers_env.core.game import get_game, setup_key
+    from five_towers_env.evaluation.ladder import calibrate, ladder_folder, shipped_ladder
+
+    spec = get_game(args.game)
+    if args.players is None:
+        paths = sorted(ladder_folder(spec).glob("*p-*.json"))
+        for path in paths:
+            players, _, variant = path.stem.partition("p-")
+            print(shipped_ladder(spec, int(players), variant).table() + "\n")
+        if not paths:
+            print(f"{spec.title} ships no calibrated ladder yet (five-towers ladder --game {spec.name} --players N)")
+        return 0
+    setup = setup_key(args.players, args.variant)
+    out = Path(args.out or Path("results") / "ladder" / spec.name / setup)
+    wrote(args, out, now=True)  # a calibration runs for hours: its folder says where it came from meanwhile
+    ladder = calibrate(spec.name, args.players, args.variant, out, workers=args.workers,
+                       progress=not args.no_progress, ray=args.ray, seed=args.seed)
+    print(ladder.table())
+    print(f"wrote {out / 'ladder.json'}, {out / 'ladder.md'}, {out / 'journal.jsonl.gz'}")
+    wrote(args, out)
+    if args.ship:
+        target = ladder_folder(spec) / f"{setup}.json"
+        shutil.copyfile(out / "ladder.json", target)
+        print(f"shipped: {target}")
+    return 0
 
 
 def cmd_zoo(args: argparse.Namespace) -> int:
     """List the shipped policies; with --games, play the zoo table and print it."""
+    from five_towers_env.evaluation.guard import AgentError
     from five_towers_env.evaluation.zoo import shipped_listing, zoo_markdown, zoo_table
 
     print(shipped_listing(args.game))
     if args.games:
-        rows = zoo_table(args.game, args.games, args.seed, out=args.out, workers=args.workers, runs=args.runs,
-                         progress=not args.no_progress, setups=args.setups)
+        try:
+            rows = zoo_table(args.game, args.games, args.seed, out=args.out, workers=args.workers, runs=args.runs,
+                             progress=not args.no_progress, setups=args.setups, opponents=tuple(args.field),
+                             ray=args.ray, on_agent_error=args.on_agent_error, move_timeout=args.move_timeout)
+        except AgentError as exc:
+            return _stopped(args, exc)
         print()
         print(zoo_markdown(rows))
         if args.out:

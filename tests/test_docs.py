@@ -9,6 +9,8 @@ from five_towers_env.games.five_towers.observation import layout_table
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
+#: the published tables of results: docs/results.md (the README links to it)
+RESULTS_DOC = (ROOT / "docs" / "results.md").read_text()
 ENV_DOC = (ROOT / "docs" / "environment.md").read_text()
 
 
@@ -41,7 +43,7 @@ def test_dict_table_matches_code():
     assert ENV_DOC[start:end].strip() == dict_layout_table().strip(), "docs/environment.md dict table is stale"
 
 
-# -- the README's published figures are the result files' ---------------------------------------
+# -- the published figures (docs/results.md) are the result files' ---------------------------------------
 
 RESULTS = ROOT / "results"
 
@@ -63,7 +65,7 @@ def _policy_row(label: str, r: dict) -> str:
 
 
 def shipped_rows() -> list[str]:
-    """The README's table of the shipped 5 Towers policy (version 2), written from results/ppo_2p_v2."""
+    """The table of the shipped 5 Towers policy (version 2), written from results/ppo_2p_v2."""
     pairs = {r["opponent"]: r for r in _csv(RESULTS / "ppo_2p_v2/tournament/tournament_pairs.csv")
              if r["agent"] == "ppo"}
     rows = [(opp, pairs[opp]) for opp in ("random", "greedy", "heuristic")]
@@ -75,7 +77,7 @@ def shipped_rows() -> list[str]:
 
 
 def headline_rows() -> list[str]:
-    """The README's table of the first shipped policy (``ppo:version=1``, then named ``ppo``), written
+    """The table of the first shipped policy (``ppo:version=1``, then named ``ppo``), written
     from results/headline_2p."""
     rows = _csv(RESULTS / "headline_2p/tournament/tournament_pairs.csv")
     pairs = {r["opponent"]: r for r in rows if r["agent"] == "ppo"}
@@ -85,7 +87,7 @@ def headline_rows() -> list[str]:
 
 
 def baseline_rows() -> list[str]:
-    """The README's matrix of the baselines (tie = 1/2), written from the same tournament and MCTS files."""
+    """The matrix of the baselines (tie = 1/2), written from the same tournament and MCTS files."""
     matrix = {r["agent"]: r for r in _csv(RESULTS / "headline_2p/tournament/tournament_matrix.csv")}
     order = ["ppo", "heuristic", "greedy", "random"]
     mcts = {opp: next(r for r in _csv(RESULTS / f"headline_2p/mcts_vs_{opp}/evaluate_summary.csv")
@@ -100,12 +102,12 @@ def baseline_rows() -> list[str]:
     return lines
 
 
-def test_readme_headline_tables_are_the_result_files():
+def test_results_doc_tables_are_the_result_files():
     for row in shipped_rows() + headline_rows() + baseline_rows():
-        assert row in README, f"README lacks the row written from results/: {row}"
+        assert row in RESULTS_DOC, f"docs/results.md lacks the row written from results/: {row}"
 
 
-def test_readme_speed_table_is_the_benchmark_file():
+def test_speed_headline_table_is_the_benchmark_file():
     import importlib.util
     import json
 
@@ -113,8 +115,8 @@ def test_readme_speed_table_is_the_benchmark_file():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     table = module.speed_table(json.loads((RESULTS / "benchmark" / "benchmark.json").read_text()), headline=True)
-    assert table in README, \
-        "README speed table differs from results/benchmark/benchmark.json (benchmarks/speed_table.py)"
+    assert table in (ROOT / "docs" / "speed.md").read_text(), \
+        "docs/speed.md's headline table differs from results/benchmark/benchmark.json (benchmarks/speed_table.py)"
 
 
 def test_readme_quick_start_table_is_the_committed_run():
@@ -143,26 +145,26 @@ def test_readme_links_stay_inside_the_repository():
             assert (doc.parent / target).exists(), f"{doc.name} links to a missing file: {target}"
 
 
-def test_readme_campanile_figures_are_the_result_files():
-    """The README's Campanile matrix and policy table, cell by cell, from results/campanile_2p."""
+def test_campanile_figures_are_the_result_files():
+    """The Campanile matrix and policy table, cell by cell, from results/campanile_2p."""
     matrix = {r["agent"]: r for r in _csv(RESULTS / "campanile_2p/tournament/tournament_matrix.csv")}
     agents = ["ppo", "heuristic", "greedy", "random"]
     for a in agents:
         cells = ["-" if a == b else f"{float(matrix[a][b]):.3f}" for b in agents]
-        assert f"| {a} | " + " | ".join(cells) + " |" in README, f"README Campanile matrix row {a} is stale"
+        assert f"| {a} | " + " | ".join(cells) + " |" in RESULTS_DOC, f"Campanile matrix row {a} is stale"
     mcts = {opp: _csv(RESULTS / f"campanile_2p/mcts_vs_{opp}/evaluate_summary.csv")[0] for opp in agents}
     row = " | ".join(f"{float(mcts[o]['win_rate']):.3f}" for o in agents)
-    assert f"| mcts (400 simulations) | {row} |" in README
+    assert f"| mcts (400 simulations) | {row} |" in RESULTS_DOC
     pairs = {r["opponent"]: r for r in _csv(RESULTS / "campanile_2p/tournament/tournament_pairs.csv")
              if r["agent"] == "ppo"}
     for opp in ("random", "greedy", "heuristic"):
         r = pairs[opp]
         line = (f"| {opp} | 1,000 (500) | {_rate_cells(r)} | "
                 f"{_rate_cells(r, 'strict_').replace('strict_', '')} |")
-        assert line in README, f"README Campanile policy row against {opp} is stale: {line}"
+        assert line in RESULTS_DOC, f"Campanile policy row against {opp} is stale: {line}"
 
 
-#: the README's expert-iteration table: its rows' result folders
+#: the expert-iteration table of docs/results.md: its rows' result folders
 EXPERT_RESULTS = ["expert_2p/guided_vs_mcts", "expert_2p/guided48_vs_mcts", "expert_2p/guided_vs_heuristic",
                   "expert_2p/net_vs_heuristic", "expert_2p/net_vs_mcts", "expert_2p/ppo_vs_heuristic",
                   "expert_campanile_2p/guided_vs_heuristic", "expert_campanile_2p/guided_vs_mcts",
@@ -170,23 +172,23 @@ EXPERT_RESULTS = ["expert_2p/guided_vs_mcts", "expert_2p/guided48_vs_mcts", "exp
                   "expert_campanile_2p/ppo_vs_heuristic"]
 
 
-#: the README's table of OpenSpiel's bots: its rows' result folders (docs/openspiel.md shows it too)
+#: the table of OpenSpiel's bots in docs/results.md: its rows' result folders (docs/openspiel.md shows it too)
 OPENSPIEL_RESULTS = ["openspiel/mcts_vs_heuristic", "openspiel/mcts_vs_mcts", "openspiel/ismcts_vs_heuristic",
                      "openspiel/ismcts_vs_mcts"]
 
 
 @pytest.mark.parametrize("folder", EXPERT_RESULTS + OPENSPIEL_RESULTS)
-def test_readme_evaluation_rows_are_the_result_files(folder):
-    """Each row of the README's expert-iteration and OpenSpiel tables: games, deals, both rates and intervals
+def test_evaluation_rows_are_the_result_files(folder):
+    """Each row of the expert-iteration and OpenSpiel tables of docs/results.md: games, deals, both rates and intervals
     from its file (the OpenSpiel rows in docs/openspiel.md too)."""
     r = _csv(RESULTS / folder / "evaluate_summary.csv")[0]
     cells = f"| {int(r['games']):,} ({int(r['deals'])}) | {_rate_cells(r)} | {_rate_cells(r, 'strict_')} |"
-    assert cells in README, f"README lacks the row written from results/{folder}: {cells}"
+    assert cells in RESULTS_DOC, f"docs/results.md lacks the row written from results/{folder}: {cells}"
     if folder in OPENSPIEL_RESULTS:
         assert cells in (ROOT / "docs" / "openspiel.md").read_text(), f"docs/openspiel.md lacks {cells}"
 
 
-# -- the policy zoo: README and docs/policies.md show the zoo tables of the shipped policies -----
+# -- the policy zoo: docs/results.md and docs/policies.md show the zoo tables of the shipped policies -----
 
 POLICIES_DOC = (ROOT / "docs" / "policies.md").read_text()
 
@@ -207,7 +209,7 @@ def test_zoo_tables_are_the_result_files_of_the_shipped_policies(game):
     table = (folder / "table.md").read_text().strip()
     data = json.loads((folder / "table.json").read_text())
     assert zoo_markdown(data["rows"]) == table  # the markdown is what the command wrote from its rows
-    assert _between(README, f"zoo:{game}") == table
+    assert _between(RESULTS_DOC, f"zoo:{game}") == table
     assert _between(POLICIES_DOC, f"zoo:{game}") == table
     spec = get_game(game)
     for row in data["rows"]:  # measured with the files shipped now (a retrained policy needs a new table)

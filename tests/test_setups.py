@@ -215,7 +215,7 @@ def test_ppo_says_when_no_policy_is_shipped_for_the_setup(monkeypatch):
 
     spec = get_game("campanile")
     monkeypatch.setattr(type(spec), "policy_path", lambda self, n, v, version=None: None if n == 4 else
-                        GAMES["campanile"]._package_file(self.shipped_policies["2p-pile"]))
+                        GAMES["campanile"].package_file(self.shipped_policies["2p-pile"]))
     with pytest.raises(ValueError, match=r"Campanile ships no policy for 4 players, variant played "
                                          r"\(shipped: .*\); give ppo:path=\.\.\."):
         evaluate(["ppo", "random"], num_games=2, num_players=4, variant="played", game="campanile", progress=False)

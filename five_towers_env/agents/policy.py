@@ -38,6 +38,17 @@ from five_towers_env.core.game import get_game, parse_setup_key
 _WARNED: set[tuple[str, int, str]] = set()
 
 
+def masked_choice(logits: np.ndarray, mask: np.ndarray, deterministic: bool, rng: np.random.Generator) -> int:
+    """The action a policy with these logits plays among the legal ones of ``mask``: the most likely
+    (``deterministic``), else one drawn with ``rng`` from the softmax of the legal logits (``ppo``,
+    ``sb3`` and ``rllib`` all choose with it)."""
+    masked = np.where(np.asarray(mask, dtype=bool), logits, -np.inf)
+    if deterministic:
+        return int(np.argmax(masked))
+    p = np.exp(masked - masked.max())
+    return int(rng.choice(len(p), p=p / p.sum()))
+
+
 class PolicyAgent:
     """Plays a trained policy network.
 
@@ -184,12 +195,7 @@ class PolicyAgent:
             raise ValueError(f"ppo: {self.path} was trained on {get_game(self.game).title} observations of "
                              f"{self.obs_size} values, got one of shape {np.shape(obs)}: it plays "
                              f"game={self.game!r} only")
-        mask = np.asarray(observation["action_mask"], dtype=bool)
-        logits = np.where(mask, self.logits(obs), -np.inf)
-        if self.deterministic:
-            return int(np.argmax(logits))
-        p = np.exp(logits - logits.max())
-        return int(self.rng.choice(self.num_actions, p=p / p.sum()))
+        return masked_choice(self.logits(obs), observation["action_mask"], self.deterministic, self.rng)
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray,
                   rngs: Sequence[np.random.Generator] | None = None) -> np.ndarray:

@@ -8,7 +8,8 @@ Every entry point (``five-towers --agents mcts:simulations=100``, ``evaluate()``
 builds agents through :func:`make_agent`, which checks the settings against the agent class's
 ``__init__`` first: an unknown setting lists the valid ones, a value of the wrong type names the
 setting and the type wanted. An agent whose ``__init__`` takes ``**params`` declares the names in
-a module-level ``DEFAULT_PARAMS`` mapping (the heuristic's weights).
+a module-level ``DEFAULT_PARAMS`` mapping (the heuristic's weights); without one it takes any setting and
+checks them itself (``py:``, which hands them to the user's factory).
 """
 from __future__ import annotations
 
@@ -81,11 +82,17 @@ def _agent_settings(name: str, game: str) -> dict[str, Any]:
             continue
         if p.kind is inspect.Parameter.VAR_KEYWORD:
             extra = getattr(sys.modules[cls.__module__], "DEFAULT_PARAMS", None)
+            if extra is None:
+                out[ANY_SETTING] = Any
             for key in extra or ():
                 out[key] = hints.get(p.name, Any)
             continue
         out[p.name] = hints.get(p.name, Any)
     return out
+
+
+#: in :func:`agent_settings`: the agent takes settings of any name (``**settings`` without ``DEFAULT_PARAMS``)
+ANY_SETTING = "**"
 
 
 def _accepts(hint: Any, value: Any) -> bool:
@@ -129,11 +136,13 @@ def check_agent_settings(name: str, settings: Mapping[str, Any], *,
     """Raise :class:`AgentSettingError` (or :class:`AgentSettingTypeError`) unless every setting is one
     agent ``name`` of ``game`` takes, with a value of its type; return the settings as a dict."""
     valid = agent_settings(_check_name(name, game), game=game)
-    known = ", ".join(valid) or "none"
+    known = ", ".join(k for k in valid if k != ANY_SETTING) or "none"
     for key, value in settings.items():
         if key == "seed":
             raise AgentSettingError(f"{name}: seed is not an agent setting; every game's agents are seeded "
                                     f"from the run's seed (--seed); {name} settings: {known}")
+        if key not in valid and ANY_SETTING in valid:
+            continue
         if key not in valid:
             raise AgentSettingError(f"{name} has no setting {key!r}; its settings: {known}")
         hint = valid[key]

@@ -73,10 +73,14 @@ def load(target: str) -> Any:
     return getattr(importlib.import_module(module), attr)
 
 
-#: the agents every game has: uniform random (reads only the mask), a trained policy (``path=...``)
-#: and a person at the terminal
+#: the agents every game has: uniform random (reads only the mask), a trained policy (``path=...``),
+#: a person at the terminal, and a user's own agent (``py:``, ``sb3:`` or ``rllib:`` with ``path=...``)
 RANDOM_AGENT = {"random": "five_towers_env.core.agent:RandomAgent"}
-LAST_AGENTS = {"ppo": "five_towers_env.agents.policy:PolicyAgent", "human": "five_towers_env.agents.human:HumanAgent"}
+LAST_AGENTS = {"ppo": "five_towers_env.agents.policy:PolicyAgent", "human": "five_towers_env.agents.human:HumanAgent",
+               # agents brought from elsewhere: Python code, a Stable-Baselines3 model, an RLlib checkpoint
+               "py": "five_towers_env.agents.python_agent:PythonAgent",
+               "sb3": "five_towers_env.agents.sb3_agent:SB3Agent",
+               "rllib": "five_towers_env.integrations.rllib_agent:RLlibCheckpointAgent"}
 #: the agents a game gets by what it declares (GameSpec.agents): the flat search on any game, the
 #: network and network-guided search on a game with ``observe``, an OpenSpiel bot on a game with ``chance``
 SEARCH_AGENT = {"mcts": "five_towers_env.agents.flat_search:FlatSearchAgent"}
@@ -135,6 +139,10 @@ class GameSpec:
         architectures: the policy networks that read the game's observation layout, besides ``mlp`` (which
             reads any game's): name -> ``"module:attribute"`` of the layout that network reads (``typed``: a
             :class:`~five_towers_env.core.typed_net.TypedLayout`).
+        ladder: a folder inside the game's package holding its rating ladder
+            (:mod:`~five_towers_env.evaluation.ladder`): ``plan.json``, how it is calibrated, and one
+            ``<players>p-<variant>.json`` per calibrated setup, which ``five-towers rate`` places agents on;
+            empty: none.
     """
 
     name: str
@@ -162,6 +170,7 @@ class GameSpec:
     chance: str = ""
     observations: Mapping[str, str] = field(default_factory=dict)
     architectures: Mapping[str, str] = field(default_factory=dict)
+    ladder: str = ""
 
     def __post_init__(self) -> None:
         targets = ("raw_env", "env", "save_position", "check_setup", "ui")
@@ -262,7 +271,8 @@ class GameSpec:
             raise ValueError(f"{self.title} has no {name} network (GameSpec.architectures); its networks: {known}")
         return load(self.architectures[name])
 
-    def _package_file(self, rel: str) -> Path:
+    def package_file(self, rel: str) -> Path:
+        """The file (or folder) ``rel`` inside the game's package."""
         where = importlib.import_module(self.module).__file__
         if where is None:
             raise ValueError(f"{self.module} is not a package on disk: it cannot ship files")
@@ -275,7 +285,7 @@ class GameSpec:
         else:
             key = setup_key(num_players, variant)
         rel = self.shipped_networks.get(key) if key is not None else None
-        return None if rel is None else self._package_file(rel)
+        return None if rel is None else self.package_file(rel)
 
     def policy_path(self, num_players: int, variant: str, version: int | None = None) -> Path | None:
         """The policy shipped for this setup (its earlier ``version`` if given), or None."""
@@ -283,7 +293,7 @@ class GameSpec:
         rel = self.shipped_policies.get(key)
         if rel is None:
             return None
-        return self._package_file(rel)
+        return self.package_file(rel)
 
     def policy_versions(self, num_players: int, variant: str) -> list[int]:
         """The numbered versions shipped for this setup (``"<setup>:v<k>"`` keys), oldest first."""

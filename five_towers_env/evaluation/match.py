@@ -54,12 +54,14 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from five_towers_env.core.game import DEFAULT_GAME, get_game
+from five_towers_env.evaluation.journal import Journal
 from five_towers_env.evaluation.runner import (
     GameJob,
-    TimedAgent,
+    PlayOptions,
     check_setups,
     derive_seed,
     make_jobs,
@@ -95,7 +97,9 @@ from five_towers_env.evaluation.summary import (
 
 def evaluate(agent_specs: Sequence[Any], num_games: int = 100, num_players: int | None = None,
              variant: str | None = None, seed: int = 0, workers: int | None = 1, progress: bool = True,
-             paired: bool = True, game: str = DEFAULT_GAME, field: Any = None) -> EvaluationResult:
+             paired: bool = True, game: str = DEFAULT_GAME, field: Any = None, on_agent_error: str = "stop",
+             move_timeout: float | None = None, journal: str | Path | None = None,
+             ray: str | None = None) -> EvaluationResult:
     """Play ``num_games`` seat-rotated, seeded games between ``agent_specs`` and summarise them.
 
     Args:
@@ -114,6 +118,17 @@ def evaluate(agent_specs: Sequence[Any], num_games: int = 100, num_players: int 
             ``evaluate(["ppo"], num_players=4, field="heuristic")`` is one ``ppo`` against three
             heuristics, the ``ppo`` seat rotated over the four seats of each deal; the field is reported
             as one agent, per seat-game.
+        on_agent_error: ``"stop"``: an agent's failed decision (it raised, returned an illegal or malformed
+            action, or ran past ``move_timeout``) raises
+            :class:`~five_towers_env.evaluation.guard.AgentError`, one line saying what happened;
+            ``"forfeit"``: that seat loses the game, the others share the win, and the game is counted in the
+            agent's ``forfeits`` (:mod:`~five_towers_env.evaluation.guard`).
+        move_timeout: seconds an agent may take per decision (None: no limit).
+        journal: a file to append each game to as it finishes (:mod:`~five_towers_env.evaluation.journal`):
+            a run stopped midway and started again with the same arguments plays only the games it lacks.
+        ray: play on a Ray cluster: ``"auto"``, an address, or ``"local"`` (a local instance with
+            ``workers`` CPUs); results are the same as in one process
+            (:mod:`~five_towers_env.evaluation.distributed`).
     """
     g = get_game(game)
     specs = resolve_specs(agent_specs, g.name)
@@ -137,13 +152,18 @@ def evaluate(agent_specs: Sequence[Any], num_games: int = 100, num_players: int 
                       "seats are not exactly balanced", stacklevel=2)
     jobs = make_jobs(ids, num_games, num_players, seed, paired=paired)
     t0 = time.perf_counter()
-    records = run_jobs(specs, variant, jobs, workers=workers, progress=progress, desc="evaluate", game=g.name)
     labels = [s.label for s in specs]
+    book = None if journal is None else Journal(journal, {"run": "evaluate", "game": g.name, "variant": variant,
+                                                          "num_players": num_players, "seed": seed,
+                                                          "paired": paired})
+    records = run_jobs(specs, variant, jobs, workers=workers, progress=progress, desc="evaluate", game=g.name,
+                       options=PlayOptions(on_agent_error, move_timeout), journal=book, ray=ray)
     config = {"game": g.name, "agents": labels, "num_games": num_games, "num_players": num_players, "variant": variant,
               "seed": seed, "workers": resolve_workers(workers), "paired": paired, "balanced": balanced,
               "rotation": len(ids), "field": labels[-1] if field is not None else None,
               "equal_share": 1.0 / num_players, "wall_seconds": time.perf_counter() - t0,
-              "win_convention": WIN_CONVENTION}
+              "ray": ray, "on_agent_error": on_agent_error, "move_timeout": move_timeout,
+              "forfeits": sum("forfeit" in r for r in records), "win_convention": WIN_CONVENTION}
     return EvaluationResult(config, labels, summarize(labels, records), seat_summary(records), records)
 
 
@@ -153,7 +173,7 @@ __all__ = [
     # agent specs (five_towers_env.evaluation.specs)
     "AgentFactory", "AgentSpec", "AgentSpecLike", "parse_agent_spec", "resolve_specs", "to_spec",
     # seeds, seats and the process pool (five_towers_env.evaluation.runner)
-    "GameJob", "TimedAgent", "check_setups", "derive_seed", "make_jobs", "play_job", "resolve_workers", "run_jobs",
+    "GameJob", "PlayOptions", "check_setups", "derive_seed", "make_jobs", "play_job", "resolve_workers", "run_jobs",
     "seat_lineup",
     # summaries and tables (five_towers_env.evaluation.summary)
     "EvaluationResult", "GAME_FIELDS", "RATE_HEADERS", "SUMMARY_FIELDS", "WIN_CONVENTION", "counts_seat_games",

@@ -1,14 +1,16 @@
 """Running games: seeds derived from the run seed, the seat rotation, and playing the jobs in this
-process or over a 'spawn' process pool (see :mod:`five_towers_env.evaluation.match` for the conventions).
+process, over a 'spawn' process pool or on a Ray cluster, each agent under guard and each game journalled
+(see :mod:`five_towers_env.evaluation.match` for the conventions).
 """
 from __future__ import annotations
 
 import math
 import os
+import pickle
 import sys
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from multiprocessing import get_context
@@ -16,9 +18,12 @@ from typing import Any
 
 import numpy as np
 
-from five_towers_env.core.agent import Agent, SetupWarning
+from five_towers_env.core.agent import SetupWarning
 from five_towers_env.core.game import DEFAULT_GAME, GameSpec, get_game, register_game
 from five_towers_env.core.state import shares_of
+from five_towers_env.evaluation.distributed import ray_records
+from five_towers_env.evaluation.guard import ON_ERROR, AgentError, GuardedAgent
+from five_towers_env.evaluation.journal import Journal, game_key
 from five_towers_env.evaluation.specs import AgentSpec
 from five_towers_env.play import play_game
 
@@ -64,48 +69,69 @@ def make_jobs(agent_ids: Sequence[int], num_games: int, num_players: int, seed: 
 
 # -- playing ----------------------------------------------------------------------------------
 
-class TimedAgent:
-    """Wraps an agent, counting its decisions and the seconds it spends choosing."""
+@dataclass(frozen=True)
+class PlayOptions:
+    """How a run treats its agents: ``on_error`` (``"stop"`` the run or ``"forfeit"`` the game when an agent
+    fails a decision, :mod:`~five_towers_env.evaluation.guard`) and ``move_timeout`` (seconds per decision,
+    None: no limit)."""
 
-    def __init__(self, agent: Agent) -> None:
-        self.agent = agent
-        self.name = getattr(agent, "name", type(agent).__name__)
-        self.moves = 0
-        self.seconds = 0.0
+    on_error: str = "stop"
+    move_timeout: float | None = None
 
-    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
-        t = time.perf_counter()
-        action = self.agent.act(observation, info)
-        self.seconds += time.perf_counter() - t
-        self.moves += 1
-        return action
+    def __post_init__(self) -> None:
+        if self.on_error not in ON_ERROR:
+            raise ValueError(f"on_error must be one of {', '.join(ON_ERROR)}, got {self.on_error!r}")
+        if self.move_timeout is not None and not self.move_timeout > 0:
+            raise ValueError(f"move_timeout must be a positive number of seconds, got {self.move_timeout!r}")
 
 
-def play_job(specs: Sequence[AgentSpec], variant: str, job: GameJob, game: str = DEFAULT_GAME) -> dict[str, Any]:
-    """Play one job of ``game``; return its record (scores, winners, win shares, margins, steps, timing)."""
-    agents = [TimedAgent(specs[a].build(job.agent_seeds[s])) for s, a in enumerate(job.lineup)]
+def _forfeit_record(agents: Sequence[GuardedAgent], error: AgentError) -> dict[str, Any]:
+    """The result of a game its seat ``error.seat`` forfeited: the other seats share the win; scores are
+    those of the last position the failing agent was shown (0 where it was shown none)."""
+    n = len(agents)
+    scores = agents[error.seat].public_scores() or [0] * n
+    winners = [s for s in range(n) if s != error.seat]
+    return {"scores": scores, "winners": winners, "steps": sum(a.moves for a in agents),
+            "forfeit": error.seat, "error": str(error)}
+
+
+def play_job(specs: Sequence[AgentSpec], variant: str, job: GameJob, game: str = DEFAULT_GAME,
+             options: PlayOptions = PlayOptions()) -> dict[str, Any]:
+    """Play one job of ``game``; return its record (scores, winners, win shares, margins, steps, timing;
+    ``forfeit`` and ``error`` when a seat forfeited it). An agent's failed decision raises
+    :class:`~five_towers_env.evaluation.guard.AgentError` unless ``options.on_error`` is ``"forfeit"``."""
+    agents = [GuardedAgent(specs[a].build(job.agent_seeds[s]), specs[a].label, s, job.index, options.move_timeout)
+              for s, a in enumerate(job.lineup)]
     t0 = time.perf_counter()
-    result = play_game(agents, variant=variant, seed=job.deal_seed, game=game)
+    try:
+        result = play_game(agents, variant=variant, seed=job.deal_seed, game=game)
+    except AgentError as error:
+        if options.on_error != "forfeit":
+            raise
+        result = _forfeit_record(agents, error)
     wall = time.perf_counter() - t0
     scores = [int(x) for x in result["scores"]]
     winners = [int(w) for w in result["winners"]]
     share = shares_of(winners, len(scores))
     margins = [sc - max(scores[:s] + scores[s + 1:]) for s, sc in enumerate(scores)]
-    return {"group": job.group, "game": job.index, "deal": job.deal, "deal_seed": job.deal_seed,
-            "lineup": list(job.lineup),
-            "scores": scores, "winners": winners, "win_share": share, "margins": margins,
-            "steps": int(result["steps"]), "moves": [a.moves for a in agents],
-            "think_seconds": [a.seconds for a in agents], "wall_seconds": wall}
+    record = {"group": job.group, "game": job.index, "deal": job.deal, "deal_seed": job.deal_seed,
+              "lineup": list(job.lineup),
+              "scores": scores, "winners": winners, "win_share": share, "margins": margins,
+              "steps": int(result["steps"]), "moves": [a.moves for a in agents],
+              "think_seconds": [a.seconds for a in agents], "wall_seconds": wall}
+    if "forfeit" in result:
+        record.update(forfeit=result["forfeit"], error=result["error"])
+    return record
 
 
 def _play_chunk(specs: Sequence[AgentSpec], variant: str, jobs: Sequence[GameJob],
-                game: str | GameSpec = DEFAULT_GAME) -> list[dict[str, Any]]:
-    # top level, so 'spawn' workers can import it; run_jobs has already said what a worker would
-    # repeat about an agent's setup
+                game: str | GameSpec = DEFAULT_GAME, options: PlayOptions = PlayOptions()) -> list[dict[str, Any]]:
+    # top level, so 'spawn' workers and Ray tasks can import it; run_jobs has already said what a worker
+    # would repeat about an agent's setup
     warnings.simplefilter("ignore", SetupWarning)
     if isinstance(game, GameSpec):  # a game registered in the parent only (imported, not a plugin)
         game = register_game(game).name
-    return [play_job(specs, variant, job, game) for job in jobs]
+    return [play_job(specs, variant, job, game, options) for job in jobs]
 
 
 def check_setups(specs: Sequence[AgentSpec], num_players: int, variant: str) -> None:
@@ -182,45 +208,108 @@ def _filled(records: list[dict[str, Any] | None]) -> list[dict[str, Any]]:
     return out
 
 
+def journal_line(record: dict[str, Any], job: GameJob, labels: Sequence[str]) -> dict[str, Any]:
+    """A played game's record as the journal keeps it: with its seats' agent labels and seeds, which find
+    it again in a later run (:func:`~five_towers_env.evaluation.journal.game_key`)."""
+    out = {k: v for k, v in record.items() if k not in ("group", "game", "lineup")}
+    return {**out, "agents": [labels[a] for a in job.lineup], "agent_seeds": list(job.agent_seeds)}
+
+
+def _from_journal(line: dict[str, Any], job: GameJob) -> dict[str, Any]:
+    """A journal line as this run's record of ``job`` (its group, game number and lineup are this run's)."""
+    rest = {k: v for k, v in line.items() if k not in ("agents", "agent_seeds", "deal", "deal_seed")}
+    return {"group": job.group, "game": job.index, "deal": job.deal, "deal_seed": job.deal_seed,
+            "lineup": list(job.lineup), **rest}
+
+
+def _unpicklable(specs: Sequence[AgentSpec]) -> str | None:
+    """Why ``specs`` cannot be sent to worker processes (a lambda, a local function), or None."""
+    try:
+        pickle.dumps(list(specs))
+    except Exception as exc:  # PicklingError, AttributeError, TypeError: all mean "cannot travel"
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
 def run_jobs(specs: Sequence[AgentSpec], variant: str, jobs: Sequence[GameJob], workers: int | None = 1,
              progress: bool = True, desc: str = "games", chunk_size: int | None = None,
-             game: str = DEFAULT_GAME) -> list[dict[str, Any]]:
-    """Play ``jobs`` of ``game`` (in this process when ``workers == 1``, else over a 'spawn' process
-    pool); return their records in job order."""
+             game: str = DEFAULT_GAME, options: PlayOptions = PlayOptions(), journal: Journal | None = None,
+             ray: str | None = None) -> list[dict[str, Any]]:
+    """Play ``jobs`` of ``game`` and return their records in job order: in this process when ``workers == 1``,
+    else over a 'spawn' process pool, or as Ray tasks when ``ray`` names a cluster (``"auto"``, an address, or
+    ``"local"``: a local instance with ``workers`` CPUs); the records do not depend on which.
+
+    With a ``journal`` the games it holds are not played again, and each game played is appended to it as
+    it finishes. A factory that cannot be pickled plays in this process, with a warning (Ray sends it by
+    cloudpickle). ``options`` says what an agent's failed decision costs (:class:`PlayOptions`)."""
     workers = resolve_workers(workers)
+    labels = [s.label for s in specs]
     if jobs:
         check_setups(specs, len(jobs[0].lineup), variant)
-    bar = _Progress(len(jobs), desc, progress)
     records: list[dict[str, Any] | None] = [None] * len(jobs)
+    todo: list[int] = []
+    for i, job in enumerate(jobs):
+        line = journal.get(game_key(job.deal_seed, job.agent_seeds, [labels[a] for a in job.lineup])) \
+            if journal is not None else None
+        if line is not None:
+            records[i] = _from_journal(line, job)
+        else:
+            todo.append(i)
+    if ray is None and workers > 1 and len(todo) > 1:
+        why = _unpicklable(specs)
+        if why is not None:
+            warnings.warn(f"an agent cannot be sent to worker processes ({why}); playing in this process instead "
+                          "(give a top-level function or class, or a registry name, to play in parallel)",
+                          stacklevel=2)
+            workers = 1
+    bar = _Progress(len(jobs), desc, progress)
+    bar.update(len(jobs) - len(todo))
     try:
-        if workers == 1 or len(jobs) <= 1:
-            for i, job in enumerate(jobs):
-                records[i] = play_job(specs, variant, job, game)
-                bar.update(1)
-            return _filled(records)
-        if chunk_size is None:
-            chunk_size = max(1, min(25, math.ceil(len(jobs) / (workers * 8))))
-        chunks = [list(range(i, min(i + chunk_size, len(jobs)))) for i in range(0, len(jobs), chunk_size)]
-        specs = list(specs)
-        with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=get_context("spawn")) as pool:
-            spec = get_game(game)  # the spec travels to the workers, which may not know the game by name
-            pending = {pool.submit(_play_chunk, specs, variant, [jobs[i] for i in c], spec): c for c in chunks}
-            try:
-                while pending:
-                    done, _ = wait(pending, return_when=FIRST_COMPLETED)
-                    for fut in done:
-                        idx = pending.pop(fut)
-                        for i, rec in zip(idx, fut.result()):
-                            records[i] = rec
-                        bar.update(len(idx))
-            except BaseException:
-                for fut in pending:
-                    fut.cancel()
-                raise
+        pending = [jobs[i] for i in todo]
+        if ray is not None:
+            played = ray_records(specs, variant, pending, game, options, ray, workers, chunk_size)
+        elif workers == 1 or len(pending) <= 1:
+            played = ((j, play_job(specs, variant, job, game, options)) for j, job in enumerate(pending))
+        else:
+            played = pool_records(specs, variant, pending, game, options, workers, chunk_size)
+        for j, record in played:
+            i = todo[j]
+            records[i] = record
+            if journal is not None:
+                journal.append(journal_line(record, jobs[i], labels))
+            bar.update(1)
         return _filled(records)
     finally:
         bar.close()
+        if journal is not None:
+            journal.close()
 
 
-__all__ = ["GameJob", "TimedAgent", "check_setups", "derive_seed", "make_jobs", "play_job", "resolve_workers",
-           "run_jobs", "seat_lineup"]
+def chunked(n: int, workers: int, chunk_size: int | None) -> list[list[int]]:
+    """``range(n)`` in chunks, about eight per worker (at most 25 jobs each) unless ``chunk_size`` is given."""
+    if chunk_size is None:
+        chunk_size = max(1, min(25, math.ceil(n / (workers * 8))))
+    return [list(range(i, min(i + chunk_size, n))) for i in range(0, n, chunk_size)]
+
+
+def pool_records(specs: Sequence[AgentSpec], variant: str, jobs: Sequence[GameJob], game: str,
+                 options: PlayOptions, workers: int, chunk_size: int | None) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(job index, record)`` of every job, played over a 'spawn' process pool, as chunks finish."""
+    chunks = chunked(len(jobs), workers, chunk_size)
+    spec = get_game(game)  # the spec travels to the workers, which may not know the game by name
+    with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=get_context("spawn")) as pool:
+        pending = {pool.submit(_play_chunk, list(specs), variant, [jobs[i] for i in c], spec, options): c
+                   for c in chunks}
+        try:
+            while pending:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    idx = pending.pop(fut)
+                    yield from zip(idx, fut.result())
+        finally:
+            for fut in pending:
+                fut.cancel()
+
+
+__all__ = ["GameJob", "PlayOptions", "check_setups", "chunked", "derive_seed", "journal_line", "make_jobs",
+           "play_job", "pool_records", "resolve_workers", "run_jobs", "seat_lineup"]

@@ -49,12 +49,14 @@ def summarize(labels: Sequence[str], records: Sequence[dict[str, Any]]) -> list[
     acc: list[dict[str, Any]] = [
         {"games": 0, "wins": 0.0, "strict_wins": 0, "shared_wins": 0, "score": 0.0, "score_sq": 0.0,
          "margin": 0.0, "moves": 0, "seconds": 0.0, "seat_games": [0] * num_players,
-         "seat_wins": [0.0] * num_players, "shares": [], "strict": [], "clusters": []}
+         "seat_wins": [0.0] * num_players, "shares": [], "strict": [], "clusters": [], "forfeits": 0}
         for _ in range(k)]
     for i, r in enumerate(records):
         cluster = deal_cluster(r, i)
         for a in set(r["lineup"]):
             acc[a]["games"] += 1
+        if r.get("forfeit") is not None:
+            acc[r["lineup"][r["forfeit"]]]["forfeits"] += 1
         for s, a in enumerate(r["lineup"]):
             st = acc[a]
             share = r["win_share"][s]
@@ -88,6 +90,7 @@ def summarize(labels: Sequence[str], records: Sequence[dict[str, Any]]) -> list[
             "moves": st["moves"], "sec_per_move": st["seconds"] / st["moves"] if st["moves"] else math.nan,
             "seat_games": st["seat_games"],
             "seat_win_rate": [w / g if g else math.nan for w, g in zip(st["seat_wins"], st["seat_games"])],
+            "forfeits": st["forfeits"],
         })
     return out
 
@@ -112,9 +115,9 @@ def seat_summary(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 SUMMARY_FIELDS = ["agent", "games", "n_seat_games", "deals", "wins", "strict_wins", "shared_wins", "win_rate",
                   "ci_low", "ci_high", "strict_win_rate", "strict_ci_low", "strict_ci_high", "design_effect",
                   "vs_equal_share", "mean_score", "score_std", "mean_margin", "moves", "sec_per_move", "seat_games",
-                  "seat_win_rate"]
+                  "seat_win_rate", "forfeits"]
 GAME_FIELDS = ["group", "game", "deal", "deal_seed", "agents", "scores", "winners", "win_share", "margins", "steps",
-               "moves", "think_seconds", "wall_seconds"]
+               "moves", "think_seconds", "wall_seconds", "forfeit", "error"]
 
 
 def counts_seat_games(rows: Sequence[dict[str, Any]]) -> bool:
@@ -170,6 +173,10 @@ class EvaluationResult:
         seats = "  ".join(f"seat {s['seat']}: {s['win_rate']:.3f} {fmt_ci(s['ci_low'], s['ci_high'])}"
                           for s in self.seats)
         notes = [f"win rate by seat  {seats}", f"({c['win_convention']})"]
+        if c.get("forfeits"):
+            lost = ", ".join(f"{r['agent']} {r['forfeits']}" for r in self.agents if r.get("forfeits"))
+            notes.append(f"({c['forfeits']} game(s) forfeited by an agent's failed decision, counted as lost by "
+                         f"its seat: {lost}; each game's error is in its record)")
         if c["num_players"] > 2:
             notes.append(f"(x 1/{c['num_players']}: the win rate over the equal share 1/{c['num_players']} of "
                          f"{c['num_players']} equal players; above 1 is better than equal)")

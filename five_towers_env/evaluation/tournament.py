@@ -40,8 +40,9 @@ from typing import Any
 
 from five_towers_env.atomic import save_figure
 from five_towers_env.core.game import DEFAULT_GAME, get_game
+from five_towers_env.evaluation.journal import Journal
 from five_towers_env.evaluation.report import fmt_ci, markdown_table, text_table, write_csv, write_json, write_text
-from five_towers_env.evaluation.runner import make_jobs, resolve_workers, run_jobs
+from five_towers_env.evaluation.runner import PlayOptions, make_jobs, resolve_workers, run_jobs
 from five_towers_env.evaluation.specs import resolve_specs
 from five_towers_env.evaluation.stats import cluster_rate, elo_ratings
 from five_towers_env.evaluation.summary import (
@@ -71,20 +72,30 @@ def group_key(labels: Sequence[str]) -> int:
     return zlib.crc32("\x1f".join(labels).encode())
 
 
+def finish_ahead(record: dict[str, Any], s: int, t: int) -> float:
+    """1 if seat ``s`` finished ahead of seat ``t`` in the game ``record``, 1/2 for a tie, 0 behind; a seat
+    that forfeited the game finished behind every other, and the others tie with each other."""
+    forfeit = record.get("forfeit")
+    if forfeit is not None:
+        return 0.0 if s == forfeit else 1.0 if t == forfeit else 0.5
+    scores = record["scores"]
+    return 1.0 if scores[s] > scores[t] else 0.5 if scores[s] == scores[t] else 0.0
+
+
 def pairwise_outcomes(records: Sequence[dict[str, Any]]) -> dict[tuple[int, int], tuple[list[float], list[Any]]]:
     """For each ordered pair of agents ``(a, b)`` that met: the outcome of every comparison (1 when
     ``a`` finished ahead of ``b``, 1/2 for a tie, 0 behind) and its cluster (the game's deal,
     :func:`~five_towers_env.evaluation.match.deal_cluster`), in record order."""
     out: dict[tuple[int, int], tuple[list[float], list[Any]]] = {}
     for i, r in enumerate(records):
-        lineup, scores = r["lineup"], r["scores"]
+        lineup = r["lineup"]
         cluster = deal_cluster(r, i)
         for s, t in itertools.permutations(range(len(lineup)), 2):
             a, b = lineup[s], lineup[t]
             if a == b:
                 continue
             values, clusters = out.setdefault((a, b), ([], []))
-            values.append(1.0 if scores[s] > scores[t] else 0.5 if scores[s] == scores[t] else 0.0)
+            values.append(finish_ahead(r, s, t))
             clusters.append(cluster)
     return out
 
@@ -314,13 +325,17 @@ def plot_matrix(result: TournamentResult, path: str | Path) -> Path | None:
 
 def round_robin(agent_specs: Sequence[Any], games: int = 100, num_players: int = 2, variant: str | None = None,
                 seed: int = 0, workers: int | None = 1, progress: bool = True, paired: bool = True,
-                game: str = DEFAULT_GAME) -> TournamentResult:
+                game: str = DEFAULT_GAME, on_agent_error: str = "stop", move_timeout: float | None = None,
+                journal: str | Path | None = None, ray: str | None = None) -> TournamentResult:
     """Play every group of ``num_players`` agents ``games`` seat-rotated games of ``game``; see the
     module docstring.
 
     ``agent_specs`` are as for :func:`~five_towers_env.evaluation.match.evaluate` (names of
     ``game``'s agents); ``variant`` None is the game's default variant; all groups' games share one
-    process pool (``workers``), and results do not depend on ``workers``.
+    process pool (``workers``) or Ray cluster (``ray``), and results do not depend on either.
+    ``on_agent_error``, ``move_timeout`` and ``journal`` are as for
+    :func:`~five_towers_env.evaluation.match.evaluate`: the journal also serves a tournament with more
+    agents, whose new groups alone are played.
     """
     the_game = get_game(game)  # not ``g``: the loop below numbers the groups with it
     specs = resolve_specs(agent_specs, the_game.name)
@@ -341,8 +356,11 @@ def round_robin(agent_specs: Sequence[Any], games: int = 100, num_players: int =
         key = group_key([labels[a] for a in members])
         jobs += make_jobs(list(members), games, num_players, seed, key=(key,), paired=paired, group=g)
     t0 = time.perf_counter()
+    book = None if journal is None else Journal(journal, {"run": "tournament", "game": the_game.name,
+                                                          "variant": variant, "num_players": num_players,
+                                                          "seed": seed, "paired": paired})
     records = run_jobs(specs, variant, jobs, workers=workers, progress=progress, desc="tournament",
-                       game=the_game.name)
+                       game=the_game.name, options=PlayOptions(on_agent_error, move_timeout), journal=book, ray=ray)
     wall = time.perf_counter() - t0
     wins, counts = pairwise_counts(len(specs), records)
     overall = summarize(labels, records)
@@ -356,12 +374,13 @@ def round_robin(agent_specs: Sequence[Any], games: int = 100, num_players: int =
               "variant": variant, "seed": seed, "workers": resolve_workers(workers), "paired": paired,
               "balanced": balanced, "rotation": rotation, "wall_seconds": wall,
               "elo_basis": "head-to-head games" if num_players == 2 else "pairwise finishing order",
-              "openskill": skill is not None,
+              "openskill": skill is not None, "ray": ray, "on_agent_error": on_agent_error,
+              "move_timeout": move_timeout, "forfeits": sum("forfeit" in r for r in records),
               "win_convention": WIN_CONVENTION}
     return TournamentResult(config, labels, [[labels[a] for a in g] for g in groups], wins, counts, overall,
                             skill, records)
 
 
-__all__ = ["TournamentResult", "round_robin", "plot_matrix", "pairwise_counts", "pairwise_outcomes",
+__all__ = ["TournamentResult", "finish_ahead", "round_robin", "plot_matrix", "pairwise_counts", "pairwise_outcomes",
            "openskill_ratings",
            "tournament_groups", "group_key"]

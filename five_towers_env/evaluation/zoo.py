@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -75,11 +76,15 @@ def training_record(policy: ShippedPolicy, runs: str | Path | None) -> dict[str,
 
 def zoo_table(game: str, games: int, seed: int, out: str | Path | None = None, workers: int | None = 1,
               opponents: tuple[str, ...] = OPPONENTS, runs: str | Path | None = None,
-              progress: bool = False, setups: list[str] | None = None) -> list[dict[str, Any]]:
+              progress: bool = False, setups: list[str] | None = None, ray: str | None = None,
+              on_agent_error: str = "stop", move_timeout: float | None = None) -> list[dict[str, Any]]:
     """One row per shipped setup (or those of ``setups``) and opponent: the shipped policy against ``n - 1``
     copies of the opponent, ``games`` games on ``seed``, rounded up to a multiple of ``n`` so that the policy
     sits in every seat of every deal equally often (1,000 games of 3 players: 1,002). Each evaluation's files go to
-    ``<out>/<setup>/vs_<opponent>*``; ``table.json`` and ``table.md`` to ``out``."""
+    ``<out>/<setup>/vs_<opponent>*``; ``table.json`` and ``table.md`` to ``out``. ``opponents`` are any agent
+    specs; ``ray``, ``on_agent_error`` and ``move_timeout`` are as for
+    :func:`~five_towers_env.evaluation.match.evaluate`, and with ``out`` each evaluation is journalled there
+    until its files are written."""
     from five_towers_env.evaluation.match import evaluate
 
     rows = []
@@ -89,11 +94,15 @@ def zoo_table(game: str, games: int, seed: int, out: str | Path | None = None, w
         training = training_record(policy, runs)
         played = -(-games // policy.num_players) * policy.num_players
         for opponent in opponents:
+            name = f"vs_{file_label(opponent)}"
+            journal = Path(out) / policy.setup / f"{name}_journal.jsonl" if out is not None else None
             result = evaluate([("ppo", {"path": str(policy.path)})], num_games=played, num_players=policy.num_players,
                               variant=policy.variant, seed=seed, workers=workers, progress=progress, game=game,
-                              field=opponent)
-            if out is not None:
-                result.save(Path(out) / policy.setup, prefix=f"vs_{opponent}")
+                              field=opponent, ray=ray, on_agent_error=on_agent_error, move_timeout=move_timeout,
+                              journal=journal)
+            if out is not None and journal is not None:
+                result.save(Path(out) / policy.setup, prefix=name)
+                journal.unlink(missing_ok=True)
             me = result.agents[0]
             rows.append({"game": policy.game, "setup": policy.setup, "num_players": policy.num_players,
                          "variant": policy.variant, "policy": policy.path.name, "opponent": opponent,
@@ -108,6 +117,11 @@ def zoo_table(game: str, games: int, seed: int, out: str | Path | None = None, w
                                               "rows": rows})
         write_text(Path(out) / "table.md", zoo_markdown(rows) + "\n")
     return rows
+
+
+def file_label(agent: str) -> str:
+    """An agent spec as a piece of a file name (``sb3:path=a/b.zip`` -> ``sb3_path_a_b.zip``)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", agent).strip("_") or "agent"
 
 
 def _minutes(seconds: float | None) -> str:

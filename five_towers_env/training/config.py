@@ -18,9 +18,10 @@ from five_towers_env.training.config_base import build_blamed, checked_values, r
 from five_towers_env.training.config_base import settings_table as _settings_table
 from five_towers_env.training.setups import ConfigError, init_policy_path, parse_setup, setup_key
 
-#: registry agents that are not opponents to train against or teachers: a person, the trained networks, and
-#: OpenSpiel's bots (an optional dependency, and far too slow for a training pool)
-NOT_BASELINES = ("human", "ppo", "net", "guided", "openspiel-mcts", "openspiel-ismcts")
+#: registry agents that are not opponents to train against or teachers: a person, the trained networks,
+#: OpenSpiel's bots (an optional dependency, and far too slow for a training pool), and a user's own agents
+#: (they need a path=)
+NOT_BASELINES = ("human", "ppo", "net", "guided", "openspiel-mcts", "openspiel-ismcts", "py", "sb3", "rllib")
 
 
 def baselines(game: str = DEFAULT_GAME) -> tuple[str, ...]:

@@ -82,6 +82,7 @@ SPEC = register_game(GameSpec(
     observe=f"{__name__}.observation:encode",
     chance=f"{__name__}.chance:CampanileChance",
     shipped_networks={"2p-pile": "policies/pv_campanile_2p.npz"},
+    ladder="ladder",
 ))
 
 __all__ = ["SPEC",

@@ -102,6 +102,7 @@ SPEC = register_game(GameSpec(
     observe=f"{__name__}.observation:encode",
     chance=f"{__name__}.chance:FiveTowersChance",
     shipped_networks={"2p-base": "policies/pv_2p_base.npz"},
+    ladder="ladder",
     # the structured observation (SingleAgentGymEnv(observation="dict")) and the network that reads the
     # tower types alike (ppo.architecture: typed)
     observations={"dict": f"{__name__}.dict_wrapper:DictObservationWrapper"},
