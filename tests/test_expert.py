@@ -41,6 +41,9 @@ def test_ppo_train_refuses_an_expert_config_by_name():
     ({"root_noise": 1.5}, "root_noise"),
     ({"simulations": "many"}, "simulations: expected int"),
     ({"hidden": [64, -1]}, "hidden: a list of positive integers"),
+    ({"teacher_generations": 2}, "teacher_generations: needs a teacher"),
+    ({"teacher": "mcts:simulation=9"}, "teacher: "),
+    ({"teacher": "mcts", "teacher_temperature": 0}, "teacher_temperature: must be positive"),
 ])
 def test_bad_settings_name_the_key(data, message):
     with pytest.raises(ConfigError, match=message):
@@ -98,6 +101,41 @@ def test_selfplay_positions_are_consistent(tmp_path):
     np.testing.assert_allclose(a.value.sum(1), 1)
     w, _ = network_games(path, "campanile", 2, "pile", [5])
     np.testing.assert_allclose(w.policy.astype(np.float32).sum(1), 1, atol=2e-3)
+
+
+def test_teacher_positions_are_its_values_softened():
+    """A teacher's positions: the policy target is the soft-max of its candidates' values over the temperature
+    (legal actions only, its best candidate the most likely), the value target the outcome; same seeds,
+    same positions."""
+    from five_towers_env.training.expert_data import teacher_games, value_target
+
+    target = value_target({3: 0.5, 7: 0.52, 9: 0.1}, 12, 0.02)
+    assert target is not None and target.argmax() == 7 and target[[3, 7, 9]].sum() == pytest.approx(1)
+    assert target[3] == pytest.approx(target[7] * np.exp(-1), rel=1e-5) and value_target({3: 0.5}, 12, 0.02) is None
+    a, counts = teacher_games("", "campanile", 2, "pile", [3, 4], "mcts:simulations=16", 0.05, 4)
+    b, _ = teacher_games("", "campanile", 2, "pile", [3, 4], "mcts:simulations=16", 0.05, 4)
+    assert counts["games"] == 2 and len(a) > 20 and np.all(a.weight == 1)
+    assert np.array_equal(a.obs, b.obs) and np.array_equal(a.policy, b.policy)
+    assert np.all(a.policy[~a.masks] == 0)
+    np.testing.assert_allclose(a.policy.astype(np.float32).sum(1), 1, atol=2e-3)
+    np.testing.assert_allclose(a.value.sum(1), 1)
+
+
+def test_a_policy_value_network_starts_its_value_head_too(tmp_path):
+    from five_towers_env.core.game import get_game
+    from five_towers_env.training.pv_model import PolicyValueModel
+
+    spec = get_game("campanile")
+    torch.manual_seed(1)
+    first = PolicyValueModel("mlp", spec.observation_size, spec.num_actions, 2)
+    path = first.export(tmp_path / "net.npz", game="campanile", num_players=2, variant="pile")
+    second = PolicyValueModel("mlp", spec.observation_size, spec.num_actions, 2)
+    second.load_policy(path)
+    for a, b in zip(first.value_layers(), second.value_layers()):
+        assert torch.equal(a.weight, b.weight)
+    fresh = PolicyValueModel("mlp", spec.observation_size, spec.num_actions, 3)  # another size: starts fresh
+    fresh.load_policy(path)
+    assert fresh.value_layers()[1].weight.shape[0] == 3
 
 
 SMOKE = ["game=campanile", "architecture=mlp", "games_per_generation=3", "warmup_games=4", "warmup_steps=3",

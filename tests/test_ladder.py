@@ -81,6 +81,31 @@ def test_calibration_is_deterministic_resumes_and_extends(tmp_path, monkeypatch)
     assert json.dumps(c.agents) == json.dumps(again.agents)
 
 
+def test_an_agent_whose_file_changed_is_played_again(tmp_path, monkeypatch):
+    import shutil
+    import warnings
+
+    from five_towers_env.evaluation import runner
+
+    policies = ROOT / "five_towers_env" / "games" / "campanile" / "policies"
+    mine = tmp_path / "mine.npz"
+    shutil.copy(policies / "ppo_campanile_2p.npz", mine)
+    label = f"ppo:path={mine}"
+    plan = LadderPlan(seed=4, agents=("random", "greedy", label), games={2: 4}, bootstrap=20)
+    calibrate("campanile", 2, "pile", tmp_path / "lad", plan, progress=False)
+    played = []
+    real = runner.play_job
+    monkeypatch.setattr(runner, "play_job", lambda *args, **kw: played.append(1) or real(*args, **kw))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        calibrate("campanile", 2, "pile", tmp_path / "lad", plan, progress=False)  # nothing changed: no games
+    assert played == []
+    shutil.copy(policies / "ppo_campanile_played_2p.npz", mine)  # retrained under the same name
+    with pytest.warns(UserWarning, match="files changed.*its 8 games are played again"):
+        calibrate("campanile", 2, "pile", tmp_path / "lad", plan, progress=False)
+    assert len(played) == 2 * 4  # its games against random and greedy, not random-greedy's
+
+
 def test_plans_name_agents_of_their_game():
     for game in GAMES.values():
         if not game.ladder:

@@ -34,13 +34,19 @@ class JournalMismatch(ValueError):
     """The journal at a path was written by a run of another game, variant, seat count or pairing."""
 
 
+FINGERPRINTS = "fingerprints"
+
+
 class Journal:
     """Records of one run's games, read from and appended to ``path`` (see the module docstring)."""
 
-    def __init__(self, path: str | Path, header: dict[str, Any]) -> None:
+    def __init__(self, path: str | Path, header: dict[str, Any], fingerprints: dict[str, str] | None = None) -> None:
         self.path = Path(path)
         self.header = {"format": FORMAT, **jsonable(header)}
+        if fingerprints:
+            self.header[FINGERPRINTS] = dict(sorted(fingerprints.items()))
         self.records: dict[GameKey, dict[str, Any]] = {}
+        self.changed: dict[str, int] = {}  # label -> games dropped on reading, its fingerprint having changed
         self._file: IO[str] | None = None
         if self.path.exists():
             self._read()
@@ -52,14 +58,23 @@ class Journal:
         if not complete:
             return
         header = json.loads(complete[0])
-        if header != self.header:
-            differ = sorted(k for k in set(header) | set(self.header) if header.get(k) != self.header.get(k))
+        old_prints, new_prints = header.pop(FINGERPRINTS, {}), self.header.get(FINGERPRINTS, {})
+        run = {k: v for k, v in self.header.items() if k != FINGERPRINTS}
+        if header != run:
+            differ = sorted(k for k in set(header) | set(run) if header.get(k) != run.get(k))
             raise JournalMismatch(f"{self.path} holds the games of another run ({', '.join(differ)} differ: "
                                   f"{', '.join(f'{k}={header.get(k)!r}' for k in differ)}); use another --out "
                                   f"or delete that file")
+        stale = {k for k in set(old_prints) | set(new_prints) if old_prints.get(k) != new_prints.get(k)}
         for line in complete[1:]:
             record = json.loads(line)
-            self.records[self.key_of(record)] = record
+            gone = stale.intersection(record["agents"])
+            for label in gone:
+                self.changed[label] = self.changed.get(label, 0) + 1
+            if not gone:
+                self.records[self.key_of(record)] = record
+        if stale:  # the file on disk must say whose games it now holds before more are appended
+            self.rewrite(list(self.records.values()))
 
     @staticmethod
     def key_of(record: dict[str, Any]) -> GameKey:

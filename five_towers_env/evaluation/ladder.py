@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import dataclasses
 import gzip
+import hashlib
 import itertools
 import json
 import shutil
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -93,20 +95,39 @@ def load_plan(game: str | GameSpec) -> LadderPlan:
     return LadderPlan.from_dict(json.loads((ladder_folder(game) / "plan.json").read_text()))
 
 
+def agent_files(game: str | GameSpec, text: str, num_players: int, variant: str) -> list[Path] | None:
+    """The files the agent ``text`` plays from in the setup (``[]``: none; None: it needs one the game does
+    not ship for the setup, a ``ppo`` version, ``net`` or ``guided``)."""
+    spec = get_game(game)
+    spec_ = resolve_specs([text], spec.name)[0]
+    settings = dict(spec_.kwargs)
+    if "path" in settings:
+        return [Path(settings["path"])] if Path(settings["path"]).is_file() else []
+    if spec_.name == "ppo":
+        path = spec.policy_path(num_players, variant, settings.get("version"))
+    elif spec_.name in ("net", "guided"):
+        path = spec.network_path(num_players, variant)
+    else:
+        return []
+    return None if path is None else [Path(path)]
+
+
 def seated(game: str | GameSpec, agents: Sequence[str], num_players: int, variant: str) -> list[str]:
     """The ``agents`` that can play the setup: a ``ppo`` version, ``net`` or ``guided`` needs its file shipped."""
-    spec = get_game(game)
-    out = []
-    for text in agents:
-        spec_ = resolve_specs([text], spec.name)[0]
-        settings = dict(spec_.kwargs)
-        if spec_.name == "ppo" and "path" not in settings:
-            if spec.policy_path(num_players, variant, settings.get("version")) is None:
-                continue
-        if spec_.name in ("net", "guided") and "path" not in settings:
-            if spec.network_path(num_players, variant) is None:
-                continue
-        out.append(text)
+    return [text for text in agents if agent_files(game, text, num_players, variant) is not None]
+
+
+def fingerprints(game: str | GameSpec, labels: Sequence[str], num_players: int, variant: str) -> dict[str, str]:
+    """A digest of the files each of ``labels`` plays from (agents without files are left out): a journalled
+    game of an agent whose files changed is played again."""
+    out = {}
+    for label in labels:
+        paths = agent_files(game, label, num_players, variant) or []
+        if paths:
+            digest = hashlib.sha256()
+            for path in paths:
+                digest.update(path.read_bytes())
+            out[label] = digest.hexdigest()[:16]
     return out
 
 
@@ -276,7 +297,11 @@ def calibrate(game: str, num_players: int, variant: str, out: str | Path, plan: 
         with gzip.open(archive, "rb") as src, open(journal_path, "wb") as dst:
             shutil.copyfileobj(src, dst)
     book = Journal(journal_path, {"run": "ladder", "game": spec.name, "variant": variant,
-                                  "num_players": num_players, "seed": plan.seed, "paired": True})
+                                  "num_players": num_players, "seed": plan.seed, "paired": True},
+                   fingerprints=fingerprints(spec, labels, num_players, variant))
+    for label, dropped in sorted(book.changed.items()):
+        warnings.warn(f"{label}: its files changed since the journal was written; its {dropped} games are "
+                      "played again", stacklevel=2)
     records = run_jobs(specs, variant, jobs, workers=workers, progress=progress,
                        desc=f"ladder {setup_key(num_players, variant)}", game=spec.name, options=PlayOptions(),
                        journal=book, ray=ray)

@@ -4,7 +4,9 @@ One generation of :class:`ExpertTrainer`:
 
 1. the current network is exported (``network.npz``, what the ``net`` and ``guided`` agents read);
 2. the guided search plays ``games_per_generation`` games against itself in ``workers`` processes
-   (:func:`~.expert_data.selfplay_games`); their positions join the replay buffer;
+   (:func:`~.expert_data.selfplay_games`), or, in the first ``teacher_generations``, the ``teacher``
+   search agent does (:func:`~.expert_data.teacher_games`: its candidates' values are the policy
+   target); their positions join the replay buffer;
 3. ``train_steps`` minibatches from the buffer fit the policy to the search's improved policy and
    the value to the games' outcomes (:func:`~.pv_model.policy_value_loss`);
 4. every ``eval_every`` generations, the bare network and the guided search play the heuristic
@@ -41,7 +43,7 @@ from five_towers_env.atomic import atomic_paths
 from five_towers_env.core.blas import one_blas_thread
 from five_towers_env.core.game import get_game
 from five_towers_env.training.expert_config import ExpertConfig, expert_config_to_dict, last_checkpoint
-from five_towers_env.training.expert_data import Positions, ReplayBuffer, network_games, selfplay_games
+from five_towers_env.training.expert_data import Positions, ReplayBuffer, network_games, selfplay_games, teacher_games
 from five_towers_env.training.interrupts import (
     TrainingInterrupted,
     default_sigterm,
@@ -188,8 +190,12 @@ class ExpertTrainer:
         g = self.generation
         seeds = [int(s) for s in np.random.default_rng([cfg.seed, 2, g]).integers(1 << 31,
                                                                                    size=cfg.games_per_generation)]
-        positions = self._play(pool, selfplay_games, seeds, cfg.search_settings(cfg.root_noise),
-                               cfg.temperature_moves, cfg.q_scale, bar=bar)
+        if g < cfg.teacher_generations:
+            positions = self._play(pool, teacher_games, seeds, cfg.teacher, cfg.teacher_temperature,
+                                   cfg.temperature_moves, bar=bar)
+        else:
+            positions = self._play(pool, selfplay_games, seeds, cfg.search_settings(cfg.root_noise),
+                                   cfg.temperature_moves, cfg.q_scale, bar=bar)
         self.buffer.add(positions)
         self.games += len(seeds)
         self._train(cfg.train_steps)

@@ -46,7 +46,8 @@ class ExpertConfig:
     """Hidden layer sizes of the `mlp` body (ReLU); ignored by `typed`."""
     init_policy: str = "shipped"
     """Start the policy from `shipped` (the game's shipped `ppo` policy, same architecture), a policy `.npz`
-    path, or `none` (fresh weights). The value head always starts fresh."""
+    path, or `none` (fresh weights). The value head starts fresh, unless the file is a policy-value network
+    with a value head of this run's players (a shipped `net`, a run's `network.npz`): then it starts from it."""
     generations: int = 10
     """Rounds of (self-play games, training) to run; raise it on `--resume` to go on."""
     games_per_generation: int = 200
@@ -55,6 +56,14 @@ class ExpertConfig:
     """Games of the bare network (moves sampled) before the first generation, teaching the value head."""
     warmup_steps: int = 1500
     """Minibatches on the warm-up positions (their policy target is the network's own distribution)."""
+    teacher: str = ""
+    """A search agent whose self-play games teach the first `teacher_generations` generations instead of the
+    guided search's (a registry spec of an agent reporting its candidates' values, the `mcts` agents:
+    `mcts:simulations=1600`); empty: none."""
+    teacher_generations: int = 0
+    """Generations taught by `teacher` before the guided self-play takes over."""
+    teacher_temperature: float = 0.02
+    """The teacher's policy target: the soft-max of its candidates' mean rewards (in [0, 1]) over this."""
     simulations: int = 64
     """Network evaluations per searched self-play decision."""
     determinisations: int = 8
@@ -121,11 +130,23 @@ class ExpertConfig:
         for key in positive:
             if int(getattr(self, key)) < 1:
                 raise ConfigError(f"{key}: must be at least 1, got {getattr(self, key)!r}")
-        for key in ("warmup_games", "warmup_steps", "temperature_moves", "eval_games", "eval_mcts_games", "seed"):
+        for key in ("warmup_games", "warmup_steps", "temperature_moves", "eval_games", "eval_mcts_games", "seed",
+                    "teacher_generations"):
             if int(getattr(self, key)) < 0:
                 raise ConfigError(f"{key}: must be at least 0, got {getattr(self, key)!r}")
         if not 0.0 <= self.root_noise < 1.0:
             raise ConfigError(f"root_noise: in [0, 1), got {self.root_noise!r}")
+        if self.teacher_generations and not self.teacher:
+            raise ConfigError("teacher_generations: needs a teacher (a registry spec, e.g. mcts:simulations=1600)")
+        if self.teacher:
+            from five_towers_env.evaluation.specs import parse_agent_spec
+
+            try:
+                parse_agent_spec(self.teacher, game=spec.name)
+            except ValueError as e:
+                raise ConfigError(f"teacher: {e}") from None
+        if self.teacher_temperature <= 0:
+            raise ConfigError(f"teacher_temperature: must be positive, got {self.teacher_temperature!r}")
         if not self.hidden or not all(int(h) > 0 for h in self.hidden):
             raise ConfigError(f"hidden: a list of positive integers, got {list(self.hidden)!r}")
 

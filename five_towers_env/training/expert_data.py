@@ -7,6 +7,10 @@
   over, every seat's reward share counted from the mover on (the value target). For variety the
   first ``temperature_moves`` decisions of each seat are sampled from that policy and Dirichlet
   noise is mixed into the root priors; later moves are the search's choice.
+* :func:`teacher_games`: a search agent that reports its candidates' values (``last_values``, the
+  ``mcts`` agents) plays itself; the policy target is the soft-max of those values over
+  ``temperature`` (the teacher's choice, with near-equal candidates sharing it), sampled for the
+  first ``temperature_moves`` decisions of each seat, and the value target the game's outcome.
 * :func:`network_games`: the bare network plays itself, sampling its moves: quick positions whose
   outcomes teach the value head before the first search; their policy target is the network's own
   distribution, so that learning the value does not move the policy.
@@ -81,7 +85,49 @@ class _Recorder:
         return action
 
 
-def _positions(recorders: Sequence[_Recorder], winners: Sequence[int], num_players: int,
+class _TeacherRecorder:
+    """A search agent in one seat whose every searched decision is a training position."""
+
+    def __init__(self, inner: Any, num_actions: int, temperature: float, temperature_moves: int,
+                 rng: np.random.Generator) -> None:
+        self.name = inner.name
+        self.inner, self.num_actions, self.temperature = inner, num_actions, temperature
+        self.temperature_moves, self.rng = temperature_moves, rng
+        self.rows: list[tuple[np.ndarray, np.ndarray, np.ndarray | None, int]] = []
+        self.decisions = 0
+
+    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
+        action = self.inner.act(observation, info)
+        target = value_target(self.inner.last_values, self.num_actions, self.temperature)
+        if target is None:  # a single legal action (or one distinct outcome): nothing to learn
+            return action
+        if self.decisions < self.temperature_moves:
+            action = int(self.rng.choice(self.num_actions, p=target / target.sum()))
+        self.decisions += 1
+        self.rows.append((np.asarray(observation["observation"], dtype=np.float16),
+                          np.asarray(observation["action_mask"], dtype=bool), target, int(info["seat"])))
+        return action
+
+
+def value_target(values: dict[Any, float], num_actions: int, temperature: float) -> np.ndarray | None:
+    """The soft-max of a search's candidate values over ``temperature`` as a policy target over all actions
+    (None for fewer than two actions valued). A candidate is an action id or a sequence of actions (a
+    turn) starting with the one decided now; an action's value is its best candidate's."""
+    best: dict[int, float] = {}
+    for key, v in values.items():
+        a = int(key[0]) if isinstance(key, tuple) else int(key)
+        best[a] = max(v, best.get(a, -np.inf))
+    if len(best) < 2:
+        return None
+    actions = np.fromiter(best, dtype=np.int64)
+    q = np.fromiter(best.values(), dtype=np.float64)
+    p = np.exp((q - q.max()) / temperature)
+    target = np.zeros(num_actions, np.float32)
+    target[actions] = p / p.sum()
+    return target
+
+
+def _positions(recorders: Sequence[_Recorder | _TeacherRecorder], winners: Sequence[int], num_players: int,
                num_actions: int) -> Positions:
     """The recorded rows of one game with its outcome."""
     shares = np.asarray(shares_of(winners, num_players), dtype=np.float32)
@@ -113,6 +159,28 @@ def selfplay_games(network: str, game: str, num_players: int, variant: str, seed
         rng = np.random.default_rng([seed, 1])
         seats = [_Recorder(GuidedSearchAgent(network, seed=int(rng.integers(1 << 62)), game=game, **settings),
                            num_actions, temperature_moves, rng, q_scale) for _ in range(num_players)]
+        result = play_game(seats, variant=variant, seed=seed, game=game)
+        parts.append(_positions(seats, result["winners"], num_players, num_actions))
+        decisions += result["steps"]
+    return Positions.concat(parts), {"games": float(len(seeds)), "decisions": float(decisions)}
+
+
+def teacher_games(network: str, game: str, num_players: int, variant: str, seeds: Sequence[int], teacher: str,
+                  temperature: float, temperature_moves: int) -> tuple[Positions, dict[str, float]]:
+    """Positions from self-play games of the search agent ``teacher`` (a registry spec) dealt by ``seeds``
+    (``network`` is not played: the signature is :func:`selfplay_games`'); and the numbers of games and
+    decisions."""
+    from five_towers_env.core.game import get_game
+    from five_towers_env.evaluation.specs import parse_agent_spec
+
+    num_actions = get_game(game).num_actions
+    spec = parse_agent_spec(teacher, game=game)
+    parts = []
+    decisions = 0
+    for seed in seeds:
+        rng = np.random.default_rng([seed, 3])
+        seats = [_TeacherRecorder(spec.build(seed=int(rng.integers(1 << 62))), num_actions, temperature,
+                                  temperature_moves, rng) for _ in range(num_players)]
         result = play_game(seats, variant=variant, seed=seed, game=game)
         parts.append(_positions(seats, result["winners"], num_players, num_actions))
         decisions += result["steps"]
@@ -175,4 +243,4 @@ class ReplayBuffer:
             self.data = None if "empty" in d.files else Positions(*(d[f] for f in Positions.FIELDS))
 
 
-__all__ = ["Positions", "selfplay_games", "network_games", "ReplayBuffer"]
+__all__ = ["Positions", "selfplay_games", "teacher_games", "network_games", "ReplayBuffer", "value_target"]

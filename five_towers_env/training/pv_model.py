@@ -9,7 +9,8 @@ counted from the observer on (soft-max: every seat's expected reward share). The
 plays its policy too.
 
 A model can start from a shipped ``ppo`` policy (:meth:`PolicyValueModel.load_policy`): its
-actor's weights are copied, the value head starts fresh.
+actor's weights are copied, the value head starts fresh (or from the file's own, for a policy-value
+network of the same size).
 """
 from __future__ import annotations
 
@@ -78,7 +79,8 @@ class PolicyValueModel(nn.Module):
         return {str(i): m for i, m in enumerate(linears)}
 
     def load_policy(self, path: str | Path) -> None:
-        """Copy a ``ppo`` policy file's actor into this model (same architecture and sizes)."""
+        """Copy a ``ppo`` policy file's actor into this model (same architecture and sizes), and its value head
+        if it is a policy-value network with one of this model's size."""
         net = read_network(path)
         arch, arrays = net.architecture, net.arrays
         if arch != self.architecture:
@@ -91,6 +93,13 @@ class PolicyValueModel(nn.Module):
                     raise ValueError(f"{path}: layer {name} is {w.shape}, the model's {tuple(layer.weight.shape)}")
                 layer.weight.copy_(torch.as_tensor(w))
                 layer.bias.copy_(torch.as_tensor(b))
+            value = self.value_layers()
+            shapes = [f"value.w{i}" in arrays and tuple(arrays[f"value.w{i}"].shape) == tuple(v.weight.shape)
+                      for i, v in enumerate(value)]
+            if all(shapes):
+                for i, layer in enumerate(value):
+                    layer.weight.copy_(torch.as_tensor(arrays[f"value.w{i}"]))
+                    layer.bias.copy_(torch.as_tensor(arrays[f"value.b{i}"]))
 
     def export(self, path: str | Path, **meta: Any) -> Path:
         """Write the network file (:mod:`five_towers_env.agents.network_file`) the ``net`` and ``guided``
