@@ -138,6 +138,20 @@ def test_a_policy_value_network_starts_its_value_head_too(tmp_path):
     assert fresh.value_layers()[1].weight.shape[0] == 3
 
 
+def test_exported_networks_carry_the_guided_settings(tmp_path):
+    """A run's ``guided`` settings travel in its networks' meta, so ``guided`` plays them by default."""
+    from five_towers_env.agents import make_agent
+    from five_towers_env.training.expert import ExpertTrainer
+
+    cfg = build_expert_config({"game": "campanile", "architecture": "mlp", "out_dir": str(tmp_path),
+                               "guided": "search=puct,simulations=16,determinisations=2"})
+    path = ExpertTrainer(cfg)._export(tmp_path / "net.npz")
+    agent = make_agent("guided", game="campanile", path=str(path))
+    assert agent.config["simulations"] == 16 and agent.settings.determinisations == 2
+    with pytest.raises(ConfigError, match="guided: guided has no setting 'simulation'"):
+        build_expert_config({"guided": "simulation=3"})
+
+
 SMOKE = ["game=campanile", "architecture=mlp", "games_per_generation=3", "warmup_games=4", "warmup_steps=3",
          "simulations=8", "determinisations=2", "train_steps=3", "batch_size=16", "eval_games=2",
          "eval_mcts_games=2", "eval_mcts=mcts:simulations=8", "workers=1", "torch_threads=1"]

@@ -178,13 +178,17 @@ def test_registry_builds_both_agents(networks):
 # -- hidden information ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["net", "guided"])
-def test_five_towers_agents_ignore_the_deck_order(name, networks):
+FIVE_TOWERS_SETTINGS = {"net": {}, "guided": {"simulations": 24, "determinisations": 4},
+                        "guided:search=rollouts": {"search": "rollouts", "simulations": 40, "top_k": 3}}
+
+
+@pytest.mark.parametrize("label", list(FIVE_TOWERS_SETTINGS))
+def test_five_towers_agents_ignore_the_deck_order(label, networks):
     """Two copies of the agent play two games that differ only in the deck order (and the reshuffle
     generator); at every decision they choose the same action. The twin is rebuilt from the real
     game's position, its deck reordered, at every round start."""
-    settings = {"path": networks["five_towers"], **({"simulations": 24, "determinisations": 4}
-                                                    if name == "guided" else {})}
+    name = label.split(":")[0]
+    settings = {"path": networks["five_towers"], **FIVE_TOWERS_SETTINGS[label]}
     real = [make_agent(name, seed=40 + i, game="five_towers", **settings) for i in range(2)]
     twins = [make_agent(name, seed=40 + i, game="five_towers", **settings) for i in range(2)]
     env = raw_env(num_players=2, variant="base", explicit=True)
@@ -230,6 +234,48 @@ def test_campanile_agents_ignore_hidden_cards(name, networks):
         b = make_agent(name, seed=9, game="campanile", **settings).act(_observation("campanile", other, seat), i2)
         assert a == b
     assert changed > 0
+
+
+def test_rollout_search_searches_the_network_s_likeliest_candidates(networks):
+    """search=rollouts: the game's rollout search over the network's top_k candidates only, with their
+    log-probability priors; top_k=1 plays the network's own most likely candidate."""
+    from five_towers_env.core.search import ActionPrior
+
+    prior = ActionPrior(lambda obs: obs, top_k=2, weight=0.1)
+    keep, bonus = prior.candidates([[0], [1, 2], [3]], [0.2, 0.3, 0.3, 0.2])
+    assert keep == [0, 1] and bonus[1] == 0 and bonus[0] == pytest.approx(0.1 * np.log(0.2 / 0.6))
+    rollouts = make_agent("guided", seed=3, game="five_towers", path=networks["five_towers"], search="rollouts",
+                          simulations=30, top_k=1)
+    for s in _positions("five_towers", 5, 12):
+        seat = s.current_player
+        obs, info = _observation("five_towers", s, seat), _info("five_towers", s, seat)
+        chosen = rollouts.act(obs, info)
+        assert rollouts.rollouts.last_simulations == 0  # one candidate: nothing to roll out
+        probs = rollouts.probabilities(obs)
+        assert probs[chosen] > 0 and probs.sum() == pytest.approx(1)
+    wide = make_agent("guided", seed=3, game="five_towers", path=networks["five_towers"], search="rollouts",
+                      simulations=30, top_k=50)
+    rolled = 0
+    for s in _positions("five_towers", 6, 6):
+        wide.act(_observation("five_towers", s, s.current_player), _info("five_towers", s, s.current_player))
+        rolled += wide.rollouts.last_simulations
+    assert rolled > 0
+
+
+def test_guided_settings_come_from_the_network_file_unless_given(networks, tmp_path):
+    from five_towers_env.agents.network_file import read_network, write_network
+
+    net = read_network(networks["five_towers"])
+    path = write_network(tmp_path / "tuned.npz", net.architecture, net.arrays,
+                         {**net.meta, "game": "five_towers", "guided": {"search": "rollouts", "simulations": 99}})
+    stored = make_agent("guided", game="five_towers", path=str(path))
+    assert stored.config["search"] == "rollouts" and stored.rollouts.simulations == 99
+    given = make_agent("guided", game="five_towers", path=str(path), search="puct", simulations=12)
+    assert given.rollouts is None and given.settings.simulations == 12
+    with pytest.raises(ValueError, match="search must be one of puct, rollouts"):
+        make_agent("guided", game="five_towers", path=str(path), search="tree")
+    with pytest.raises(ValueError, match="Campanile's mcts takes no policy"):
+        make_agent("guided", game="campanile", path=networks["campanile"], search="rollouts")
 
 
 def test_both_agents_play_without_torch(networks):

@@ -7,8 +7,9 @@ last features: the MLP's last hidden layer, the typed network's trunk) and ``val
 expected reward share (a sole win 1, a ``k``-way shared win ``1/k``), as the observer sees it.
 
 * ``net``: the bare network, one forward pass per move: the most likely legal action.
-* ``guided``: :func:`~five_towers_env.core.guided_search.guided_search` with this network, over
-  determinisations of the agent's public view (``simulations`` network evaluations per decision).
+* ``guided``: a search this network guides: :func:`~five_towers_env.core.guided_search.guided_search`
+  over determinisations of the agent's public view (``search=puct``), or the game's rollout search
+  over the network's most likely candidates (``search=rollouts``); see :class:`GuidedSearchAgent`.
 
 Both load the network the game ships (``GameSpec.shipped_networks``) unless given ``path=``.
 Neither reads anything but the agent's observation and ``info["view"]``; the search draws what
@@ -26,6 +27,7 @@ from five_towers_env.agents.policy import PolicyAgent
 from five_towers_env.core.blas import blas_threads
 from five_towers_env.core.game import GameSpec, get_game
 from five_towers_env.core.guided_search import PUCT, GuidedResult, guided_search
+from five_towers_env.core.search import ActionPrior
 
 
 def shipped_network(game: str | None) -> Path:
@@ -99,36 +101,90 @@ class _SpecHooks:
         return new
 
 
+#: the guided search's settings where neither the agent's settings nor its network file's ``meta["guided"]``
+#: give them
+GUIDED_DEFAULTS: dict[str, Any] = {"search": "puct", "simulations": 64, "determinisations": 8, "c_puct": 1.0,
+                                   "top_k": 4, "prior_weight": 0.02}
+SEARCHES = ("puct", "rollouts")
+
+
 class GuidedSearchAgent:
-    """Network-guided search (``"guided"``; see :mod:`five_towers_env.core.guided_search`).
+    """Network-guided search (``"guided"``), one of two kinds (``search``):
+
+    * ``puct``: :func:`~five_towers_env.core.guided_search.guided_search`, a tree per determinisation
+      whose leaves the network evaluates (``simulations`` network evaluations per decision);
+    * ``rollouts``: the game's own rollout search (its ``mcts`` agent, ``simulations`` rollouts) over
+      the network's ``top_k`` most likely candidates only, each with the prior ``prior_weight * log(p /
+      p_best)`` (:class:`~five_towers_env.core.search.ActionPrior`): the policy picks where to look, the
+      rollouts judge; for a game whose ``mcts`` takes a ``policy``.
+
+    A setting left out comes from the network file's ``meta["guided"]`` (the settings a shipped network was
+    measured with), else from :data:`GUIDED_DEFAULTS`.
 
     Args:
         path: a policy-value network file; default: the one the game ships.
-        seed: seed of the agent's generator (determinisations, root noise).
-        simulations: network evaluations per decision, over all trees.
-        determinisations: trees, each on its own sample of the hidden information.
-        c_puct: PUCT's exploration weight.
-        noise: weight of Dirichlet noise on the root priors (self-play exploration; 0 to play).
+        seed: seed of the agent's generator (determinisations, root noise, rollouts).
+        search: ``puct`` or ``rollouts``.
+        simulations: network evaluations (``puct``) or rollouts (``rollouts``) per decision.
+        determinisations: ``puct``'s trees, each on its own sample of the hidden information.
+        c_puct: ``puct``'s exploration weight.
+        noise: weight of Dirichlet noise on ``puct``'s root priors (self-play exploration; 0 to play).
+        top_k: ``rollouts``: the candidates searched, the network's most likely.
+        prior_weight: ``rollouts``: the weight of a candidate's log-probability beside its mean reward.
         game: the game it plays (``make_agent`` fills it in).
     """
 
-    def __init__(self, path: str | Path | None = None, seed: int | None = None, simulations: int = 64,
-                 determinisations: int = 8, c_puct: float = 1.0, noise: float = 0.0, name: str = "guided",
-                 game: str | None = None) -> None:
-        if simulations < 1 or determinisations < 1:
-            raise ValueError(f"guided: simulations and determinisations must be at least 1, got "
-                             f"{simulations!r} and {determinisations!r}")
+    def __init__(self, path: str | Path | None = None, seed: int | None = None, search: str | None = None,
+                 simulations: int | None = None, determinisations: int | None = None, c_puct: float | None = None,
+                 noise: float = 0.0, top_k: int | None = None, prior_weight: float | None = None,
+                 name: str = "guided", game: str | None = None) -> None:
         self.net = PolicyValueNet(path, game=game)
+        given = {"search": search, "simulations": simulations, "determinisations": determinisations,
+                 "c_puct": c_puct, "top_k": top_k, "prior_weight": prior_weight}
+        stored = self.net.meta.get("guided", {}) if isinstance(self.net.meta.get("guided"), dict) else {}
+        cfg = {**GUIDED_DEFAULTS, **stored, **{k: v for k, v in given.items() if v is not None}}
+        if cfg["search"] not in SEARCHES:
+            raise ValueError(f"guided: search must be one of {', '.join(SEARCHES)}, got {cfg['search']!r}")
+        if int(cfg["simulations"]) < 1 or int(cfg["determinisations"]) < 1 or int(cfg["top_k"]) < 1:
+            raise ValueError(f"guided: simulations, determinisations and top_k must be at least 1, got "
+                             f"{cfg['simulations']!r}, {cfg['determinisations']!r} and {cfg['top_k']!r}")
+        self.config = cfg
         self.spec = get_game(self.net.game)
         self.hooks = _SpecHooks(self.spec)
-        self.settings = PUCT(int(simulations), int(determinisations), float(c_puct), float(noise))
+        self.settings = PUCT(int(cfg["simulations"]), int(cfg["determinisations"]), float(cfg["c_puct"]),
+                             float(noise))
         self.rng = np.random.default_rng(seed)
         self.name = name
-        self.last: GuidedResult | None = None  # the last search (for training and tools)
+        self.last: GuidedResult | None = None  # the last puct search (for training and tools)
+        self.rollouts: Any = None
+        if cfg["search"] == "rollouts":
+            self.rollouts = self._rollout_search(seed, cfg)
+
+    def _rollout_search(self, seed: int | None, cfg: dict[str, Any]) -> Any:
+        """The game's ``mcts`` agent with this network's prior."""
+        from five_towers_env.agents.registry import agent_class
+
+        cls = agent_class("mcts", game=self.spec.name)
+        if "policy" not in inspect.signature(cls).parameters:
+            raise ValueError(f"guided: {self.spec.title}'s mcts takes no policy, so search=rollouts cannot guide "
+                             "it; use search=puct")
+        prior = ActionPrior(self.probabilities, int(cfg["top_k"]), float(cfg["prior_weight"]))
+        return cls(seed=seed, simulations=int(cfg["simulations"]), policy=prior)
+
+    def probabilities(self, observation: dict[str, np.ndarray]) -> np.ndarray:
+        """The network's probability of every action (zero where illegal)."""
+        mask = np.asarray(observation["action_mask"], dtype=bool)
+        with blas_threads(1):
+            logits = self.net.policy.logits(observation["observation"])
+        logits = np.where(mask, logits, -np.inf)
+        p = np.exp(logits - logits.max())
+        return p / p.sum()
 
     def seed(self, seed: int | None) -> None:
         """Re-seed the agent's generator."""
         self.rng = np.random.default_rng(seed)
+        if self.rollouts is not None:
+            self.rollouts.rng = np.random.default_rng(seed)
 
     def act(self, observation: dict[str, np.ndarray] | None, info: dict[str, Any]) -> int:
         """Search from ``info["view"]`` (never the true state) and return a legal action id."""
@@ -142,9 +198,15 @@ class GuidedSearchAgent:
         self.last = None
         if len(legal) == 1:
             return int(legal[0])
+        if self.rollouts is not None:
+            if observation is None:  # a caller without the environment: the view gives the same
+                mask = np.zeros(self.spec.num_actions, dtype=bool)
+                mask[legal] = True
+                observation = {"observation": self.hooks.observe(view, seat), "action_mask": mask}
+            return int(self.rollouts.act(observation, info))
         with blas_threads(1):  # small batches: one thread is fastest, and never stalls on a busy machine
             self.last = guided_search(self.hooks, view, seat, self.net, self.settings, self.rng)
         return self.last.action
 
 
-__all__ = ["PolicyValueNet", "NetworkAgent", "GuidedSearchAgent", "shipped_network"]
+__all__ = ["PolicyValueNet", "NetworkAgent", "GuidedSearchAgent", "shipped_network", "GUIDED_DEFAULTS"]

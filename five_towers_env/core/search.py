@@ -15,6 +15,9 @@ searcher. The rewards are aggregated at the root, per candidate; there is no tre
   round the worse half is dropped).
 * **The best score wins**: a candidate's mean reward plus its ``prior`` (a game's static value of
   it, if any); equal scores go to the candidate listed first.
+* **A policy's prior** (:class:`ActionPrior`, optional): a network's action probabilities keep only
+  the ``top_k`` most likely candidates and give each the prior ``weight * log(p / p_best)``, so the
+  rollouts are spent where the policy looks and the policy breaks near-ties.
 
 A game supplies a :class:`SearchGame`: ``sample(i)`` (what sample ``i`` shares: a determinisation),
 ``play(candidate, det)`` (the candidate's position in it), ``rollout(state, det)`` (on with the
@@ -29,7 +32,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -89,6 +92,27 @@ class Race:
 class Halving:
     """Successive halving: ``ceil(log2(candidates))`` rounds sharing the rollout budget evenly, the
     worse half (by score, at least two kept) dropped after every round but the last."""
+
+
+@dataclass(frozen=True)
+class ActionPrior:
+    """A policy's say in a flat search: ``probabilities(observation)`` gives every action's probability
+    (zero where illegal); a candidate's probability is the sum over the actions it stands for."""
+
+    probabilities: Callable[[Any], Sequence[float]]
+    top_k: int = 4
+    weight: float = 0.02
+
+    def candidates(self, members: Sequence[Sequence[int]], probs: Sequence[float]) -> tuple[list[int], list[float]]:
+        """The ``top_k`` most likely candidates (indices into ``members``, in their order) and their priors,
+        ``weight * log(p / p_best)``."""
+        p = [sum(float(probs[a]) for a in acts) for acts in members]
+        ranked = sorted(range(len(p)), key=lambda j: (-p[j], j))[:max(1, self.top_k)]
+        keep = sorted(ranked)
+        best = max(p[j] for j in keep)
+        if best <= 0.0:  # the policy gives the candidates nothing: it has no say
+            return keep, [0.0] * len(keep)
+        return keep, [self.weight * math.log(max(p[j], 1e-9) / best) for j in keep]
 
 
 @dataclass
@@ -207,4 +231,4 @@ def _halving(game: SearchGame, candidates: Sequence, budget: Budget, tally: _Tal
     return alive, sims
 
 
-__all__ = ["SearchGame", "Budget", "Race", "Halving", "SearchResult", "flat_search"]
+__all__ = ["SearchGame", "Budget", "Race", "Halving", "ActionPrior", "SearchResult", "flat_search"]

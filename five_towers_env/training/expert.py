@@ -159,9 +159,10 @@ class ExpertTrainer:
 
     def _export(self, path: Path) -> Path:
         cfg = self.cfg
+        guided = {"guided": cfg.guided_settings()} if cfg.guided else {}
         return self.model.export(path, game=cfg.game, num_players=cfg.num_players, variant=cfg.variant,
                                  name=cfg.name, generation=self.generation, games=self.games, seed=cfg.seed,
-                                 method="expert_iteration")
+                                 method="expert_iteration", **guided)
 
     def _play(self, pool: Pool, function: Any, seeds: list[int], *args: Any, bar: Any = None) -> Positions:
         """Run ``function(network, game, players, variant, seeds, *args)`` over the workers."""
@@ -236,7 +237,8 @@ class ExpertTrainer:
 
         cfg = self.cfg
         net = f"net:path={network}"
-        guided = f"guided:path={network},simulations={cfg.eval_simulations},determinisations={cfg.determinisations}"
+        guided = f"guided:path={network}," + (cfg.guided or f"search=puct,simulations={cfg.eval_simulations},"
+                                                              f"determinisations={cfg.determinisations}")
         out: dict[str, float] = {}
         plans = [("net", net, "heuristic", cfg.eval_games), ("guided", guided, "heuristic", cfg.eval_games),
                  ("net", net, "mcts", cfg.eval_mcts_games), ("guided", guided, "mcts", cfg.eval_mcts_games)]

@@ -108,7 +108,11 @@ class ExpertConfig:
     eval_seed: int = 777
     """Seed of the evaluation deals (the same at every point of the curve)."""
     eval_simulations: int = 64
-    """The guided agent's simulations in the evaluations."""
+    """The guided agent's simulations in the evaluations (without `guided`)."""
+    guided: str = ""
+    """How `guided` plays the run's networks, as agent settings (`search=rollouts,simulations=180,top_k=4`):
+    written into every exported network's `meta["guided"]` (`guided` plays a network so unless told
+    otherwise) and used by the learning curve's evaluations; empty: `puct` with `eval_simulations`."""
 
     def __post_init__(self) -> None:
         spec = get_game(self.game)
@@ -145,6 +149,13 @@ class ExpertConfig:
                 parse_agent_spec(self.teacher, game=spec.name)
             except ValueError as e:
                 raise ConfigError(f"teacher: {e}") from None
+        if self.guided:
+            from five_towers_env.evaluation.specs import parse_agent_spec
+
+            try:
+                parse_agent_spec(f"guided:{self.guided}", game=spec.name)
+            except ValueError as e:
+                raise ConfigError(f"guided: {e}") from None
         if self.teacher_temperature <= 0:
             raise ConfigError(f"teacher_temperature: must be positive, got {self.teacher_temperature!r}")
         if not self.hidden or not all(int(h) > 0 for h in self.hidden):
@@ -155,9 +166,15 @@ class ExpertConfig:
         """Where the run writes: ``<out_dir>/<name>``."""
         return Path(self.out_dir) / self.name
 
+    def guided_settings(self) -> dict[str, Any]:
+        """The ``guided`` settings recorded in the exported networks (empty: none)."""
+        from five_towers_env.evaluation.specs import parse_agent_spec
+
+        return dict(parse_agent_spec(f"guided:{self.guided}", game=self.game).kwargs) if self.guided else {}
+
     def search_settings(self, noise: float) -> dict[str, Any]:
         """The guided agent's keyword settings in self-play (with ``noise``) or evaluation (0)."""
-        return {"simulations": self.simulations, "determinisations": self.determinisations,
+        return {"search": "puct", "simulations": self.simulations, "determinisations": self.determinisations,
                 "c_puct": self.c_puct, "noise": noise}
 
 

@@ -17,7 +17,9 @@ Search: the game-neutral determinised flat Monte Carlo search
 1. Candidates: the legal actions, each followed by the fast rule-based default policy
    (:func:`~.rollout.rollout_action`) to the end of the current round, played once on the engine
    (that part is public and deterministic); actions ending the round in the same position are
-   merged. A single distinct outcome is answered at once.
+   merged. A single distinct outcome is answered at once. With a ``policy`` (the ``guided`` agent's
+   rollout search) the legal actions are tried in the order of its probabilities until ``top_k``
+   distinct round ends are found, each candidate with a log-probability prior.
 2. Every determinisation (a shuffle of the unseen cards and a generator for the reshuffle) is
    shared by all candidates -- common random numbers -- and each candidate's round-end position is
    rolled out for ``rollout_rounds`` more whole rounds with the default policy
@@ -43,11 +45,12 @@ same moves (without ``time_limit``).
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from five_towers_env.core.search import Budget, Race, flat_search
+from five_towers_env.core.search import ActionPrior, Budget, Race, flat_search
 from five_towers_env.games.five_towers.agents.plans import POT, chain, choose_bid, game_left, make_plan
 from five_towers_env.games.five_towers.agents.rollout import evaluate, fast_rollout, play_rounds, rollout_action
 from five_towers_env.games.five_towers.agents.search_hooks import FiveTowersSearch, Scoring, round_ends, tree_actions
@@ -72,12 +75,16 @@ class MCTSAgent:
             ``race_z`` standard errors below zero (``None``: never).
         min_samples: determinisations every candidate gets before the race may drop it.
         min_simulations: at least this many rollouts under ``time_limit``.
+        policy: a network's say (:class:`~five_towers_env.core.search.ActionPrior`, from its
+            ``probabilities(observation)``): only its ``top_k`` most likely candidates are searched, each
+            with its log-probability prior (the ``guided`` agent's rollout search); None: every candidate.
     """
 
     def __init__(self, seed: int | None = None, simulations: int = 400, time_limit: float | None = None,
                  rollout_rounds: int | None = 5, beta: float = 0.45, eval_weight: float = 1.0,
                  temperature: float = 3.0, margin_weight: float = 0.2, race_z: float | None = 2.0,
-                 min_samples: int = 8, min_simulations: int = 8, name: str = "mcts") -> None:
+                 min_samples: int = 8, min_simulations: int = 8, policy: ActionPrior | None = None,
+                 name: str = "mcts") -> None:
         if simulations < 1:
             raise ValueError(f"simulations must be at least 1, got {simulations!r}")
         self.name = name
@@ -89,6 +96,7 @@ class MCTSAgent:
         self.scoring = Scoring(float(eval_weight), float(temperature), float(margin_weight))
         self.race = Race(race_z, max(1, int(min_samples)))
         self.min_simulations = int(min_simulations)
+        self.policy = policy
         self.last_simulations = 0  # rollouts run for the last decision (for tools and tests)
         self.last_values: dict[int, float] = {}  # mean reward per candidate action of the last search
 
@@ -100,19 +108,28 @@ class MCTSAgent:
         self.last_values = {}
         if len(legal) == 1:
             return int(legal[0])
-        action = self.search(view)
+        probs = self.policy.probabilities(observation) if self.policy is not None else None
+        action = self.search(view, probs)
         if action not in legal:  # pragma: no cover - the view's legal actions are the game's
             raise RuntimeError(f"search chose {action}, not among the legal actions {legal}")
         return int(action)
 
-    def search(self, view: GameState) -> int:
-        """Search from a public view (its deck order is never used) and return an action id."""
+    def search(self, view: GameState, probs: Sequence[float] | None = None) -> int:
+        """Search from a public view (its deck order is never used) and return an action id; ``probs``:
+        the ``policy``'s action probabilities, if any."""
         budget = Budget(self.simulations, self.time_limit, self.min_simulations, time.perf_counter())
-        ends, members = round_ends(view, self.rng, self.beta)
+        prior: list[float] | None = None
+        if self.policy is not None and probs is not None:
+            # the policy's likeliest actions first, until top_k distinct round ends: the others are never played
+            likeliest = sorted(view.legal_actions(), key=lambda a: -probs[a])
+            ends, members = round_ends(view, self.rng, self.beta, likeliest, self.policy.top_k)
+            prior = self.policy.candidates(members, probs)[1]
+        else:
+            ends, members = round_ends(view, self.rng, self.beta)
         # drawn even when there is nothing to search, so that later decisions see the same generator
         base = int(self.rng.integers(1 << 62))
         hooks = FiveTowersSearch(ends, view.current_player, base, self.beta, self.rollout_rounds, self.scoring)
-        result = flat_search(hooks, list(range(len(ends))), budget, self.race, exact=hooks.exact())
+        result = flat_search(hooks, list(range(len(ends))), budget, self.race, exact=hooks.exact(), prior=prior)
         self.last_simulations = result.simulations
         self.last_values = {a: (0.0 if mean is None else mean) for j, mean in enumerate(result.means)
                             for a in members[j]}

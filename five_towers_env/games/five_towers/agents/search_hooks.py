@@ -87,13 +87,18 @@ def round_end(view: GameState, action: int, rng: np.random.Generator, beta: floa
     return s
 
 
-def round_ends(view: GameState, rng: np.random.Generator, beta: float) -> tuple[list[GameState], list[list[int]]]:
+def round_ends(view: GameState, rng: np.random.Generator, beta: float, actions: list[int] | None = None,
+               limit: int | None = None) -> tuple[list[GameState], list[list[int]]]:
     """The search's candidates: the distinct round-end positions of the actions worth telling apart,
-    and the actions (in :func:`tree_actions` order) that reach each."""
+    and the actions (in :func:`tree_actions` order) that reach each. Or, given ``actions`` (legal
+    actions in the order to try them: a policy's likeliest first), theirs, stopping once ``limit``
+    distinct ends are found (later actions that would have joined one of them are not tried)."""
     groups: dict[tuple, int] = {}  # round-end key -> index into ends
     ends: list[GameState] = []
     members: list[list[int]] = []
-    for a in tree_actions(view, view.hand):
+    for a in tree_actions(view, view.hand) if actions is None else actions:
+        if limit is not None and len(ends) >= limit:
+            break
         e = round_end(view, a, rng, beta)
         key = ("end", tuple(e.scores())) if e.is_terminal() else _end_key(e)
         j = groups.get(key)
