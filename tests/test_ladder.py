@@ -17,7 +17,8 @@ from five_towers_env.evaluation.ratings import bootstrap, expected_score, fit
 
 ROOT = Path(__file__).resolve().parents[1]
 #: the setups whose ladders are shipped with every interval within +-40 (docs/ladder.md: what is calibrated)
-TWO_PLAYER = [("five_towers", "2p-base"), ("campanile", "2p-pile"), ("campanile", "2p-played")]
+TWO_PLAYER = [("five_towers", "2p-base"), ("five_towers", "2p-great_powers"), ("campanile", "2p-pile"),
+              ("campanile", "2p-played")]
 #: the README's headline: the 2-player ladders, in this order, those that are shipped
 HEADLINE = [("five_towers", 2, "base"), ("five_towers", 2, "great_powers"), ("campanile", 2, "pile"),
             ("campanile", 2, "played")]

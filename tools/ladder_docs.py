@@ -24,7 +24,7 @@ if str(ROOT) not in sys.path:  # run as a script from anywhere: the package is t
     sys.path.insert(0, str(ROOT))
 
 from five_towers_env.atomic import write_text  # noqa: E402
-from five_towers_env.core.game import BUILTIN_GAMES, get_game, parse_setup_key  # noqa: E402
+from five_towers_env.core.game import BUILTIN_GAMES, get_game, parse_setup_key, setup_key  # noqa: E402
 from five_towers_env.evaluation.ladder import Ladder, ladder_folder, shipped_ladder, summary_table  # noqa: E402
 from five_towers_env.evaluation.report import markdown_table  # noqa: E402
 
@@ -96,10 +96,27 @@ def section(lad: Ladder) -> str:
             f"![{get_game(lad.game).title} {lad.setup} ladder](../{where}/ladder.png)\n")
 
 
+def missing(ladders: list[Ladder]) -> str:
+    """A sentence naming the setups without a shipped ladder, game by game."""
+    have = {(lad.game, lad.setup) for lad in ladders}
+    parts = []
+    for name in BUILTIN_GAMES:
+        spec = get_game(name)
+        if not spec.ladder:
+            continue
+        lacking = [setup_key(n, v) for v in spec.variants for n in range(spec.min_players, spec.max_players + 1)
+                   if (spec.name, setup_key(n, v)) not in have]
+        if lacking:
+            parts.append(f"{spec.title} {', '.join(lacking)}")
+    if not parts:
+        return "Every setup of every game has its ladder.\n"
+    return (f"Not calibrated yet (`rate` refuses these setups and names the calibrated ones): {'; '.join(parts)}.\n")
+
+
 def ladder_section(ladders: list[Ladder]) -> str:
     """``docs/ladder.md`` from :data:`HEADING` on."""
     parts = [HEADING, f"<!-- written by {SCRIPT} from the shipped ladder files; edit the script, not this -->\n",
-             overview(ladders) + "\n"]
+             overview(ladders) + "\n", missing(ladders)]
     parts += [section(lad) for lad in ladders]
     return "\n".join(parts)
 
