@@ -248,3 +248,14 @@ def test_zoo_lists_and_measures_the_shipped_policies(tmp_path, capsys):
     assert all(r["vs_equal_share"] == pytest.approx(3 * r["win_rate"]) for r in table["rows"])
     assert (tmp_path / "3p-played" / "vs_heuristic.json").is_file()
     assert "| 3p-played |" in (tmp_path / "table.md").read_text()
+
+
+def test_imitation_teacher_takes_agent_settings():
+    """``imitation.teacher`` is an agent spec: a search teacher with its budget, a bad setting named."""
+    from five_towers_env.training.config import ConfigError, build_config
+
+    assert build_config({"imitation": {"teacher": "mcts:simulations=200"}}).imitation.teacher == "mcts:simulations=200"
+    with pytest.raises(ConfigError, match="imitation.teacher: mcts has no setting 'simulation'"):
+        build_config({"imitation": {"teacher": "mcts:simulation=200"}})
+    with pytest.raises(ConfigError, match="imitation.teacher: unknown agent 'alphazero'"):
+        build_config({"imitation": {"teacher": "alphazero"}})

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from five_towers_env.core.game import DEFAULT_GAME, GAMES, get_game
+from five_towers_env.evaluation.specs import parse_agent_spec
 from five_towers_env.numerics import MODES as NUMERICS_MODES
 from five_towers_env.training.config_base import build_blamed, checked_values, read_config_file, write_settings
 from five_towers_env.training.config_base import settings_table as _settings_table
@@ -100,7 +101,8 @@ class ImitationSettings:
     games: int = 0
     """Games of teacher play to imitate before self-play starts; 0 starts PPO from scratch."""
     teacher: str = "heuristic"
-    """The agent imitated (one of the game's agents: ``random``, ``greedy``, ``heuristic``, ``mcts``)."""
+    """The agent imitated: one of the game's agents (``random``, ``greedy``, ``heuristic``, ``mcts``), with settings
+    if it takes them (``mcts:simulations=200``)."""
     epochs: int = 5
     """Passes over the teacher's decisions."""
     batch_size: int = 512
@@ -281,7 +283,12 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     _require(0 < q.promote_win_rate <= 1, f"pool.promote_win_rate: must be in (0, 1], got {q.promote_win_rate}")
     m = cfg.imitation
     _require(m.games >= 0, f"imitation.games: must be >= 0, got {m.games}")
-    _require(m.teacher in known, f"imitation.teacher: unknown agent {m.teacher!r}; known: {', '.join(known)}")
+    teacher_name = m.teacher.split(":", 1)[0]
+    _require(teacher_name in known, f"imitation.teacher: unknown agent {teacher_name!r}; known: {', '.join(known)}")
+    try:
+        parse_agent_spec(m.teacher, game=game.name)
+    except ValueError as e:
+        raise ConfigError(f"imitation.teacher: {e}") from None
     _require(m.epochs >= 1 and m.batch_size >= 1, "imitation.epochs and imitation.batch_size must be >= 1")
     _require(m.learning_rate > 0 and m.value_coef >= 0,
              "imitation.learning_rate must be > 0, imitation.value_coef >= 0")

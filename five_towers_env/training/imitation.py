@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from five_towers_env.agents.registry import make_agent
+from five_towers_env.evaluation.specs import parse_agent_spec
 from five_towers_env.training.config import TrainConfig
 from five_towers_env.wrappers.single_agent import SingleAgentGymEnv
 
@@ -38,8 +38,9 @@ def collect_teacher_games(cfg: TrainConfig, sampler: Any, seed: int, first: int 
     masks: list[np.ndarray] = []
     actions: list[int] = []
     returns: list[float] = []
+    teacher_spec = parse_agent_spec(cfg.imitation.teacher, game=cfg.game)
     for g in range(first, first + (cfg.imitation.games - first if count is None else count)):
-        teacher = make_agent(cfg.imitation.teacher, seed=seed + g, game=cfg.game)
+        teacher = teacher_spec.build(seed=seed + g)
         env = envs[g % len(envs)]
         obs, info = env.reset(seed=seed + g)
         first = len(actions)
