@@ -4,6 +4,7 @@ shipped ladders meet their promise, and a rated agent lands where the ladder say
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -83,7 +84,6 @@ def test_calibration_is_deterministic_resumes_and_extends(tmp_path, monkeypatch)
 
 
 def test_an_agent_whose_file_changed_is_played_again(tmp_path, monkeypatch):
-    import shutil
     import warnings
 
     from five_towers_env.evaluation import runner
@@ -165,10 +165,14 @@ def test_rate_places_a_ladder_agent_near_its_own_rating(tmp_path, capsys):
     assert "rates" in out and "nearest on the ladder" in out
 
 
-def test_rate_without_a_ladder_for_the_setup_says_which_exist(capsys):
+def test_rate_without_a_ladder_for_the_setup_says_which_exist(capsys, tmp_path, monkeypatch):
+    from five_towers_env.evaluation import ladder as ladder_module
+
+    shutil.copy(ladder_folder("campanile") / "2p-pile.json", tmp_path / "2p-pile.json")
+    monkeypatch.setattr(ladder_module, "ladder_folder", lambda game: tmp_path)
     assert main(["rate", "random", "--game", "campanile", "--players", "5", "--variant", "played",
                  "--no-progress"]) == 2
-    assert "ships no ladder for 5p-played" in capsys.readouterr().err
+    assert "ships no ladder for 5p-played; calibrated: 2p-pile" in capsys.readouterr().err
 
 
 def test_readme_rate_commands_run_as_written(tmp_path):
