@@ -165,6 +165,14 @@ def test_rate_places_a_ladder_agent_near_its_own_rating(tmp_path, capsys):
     assert "rates" in out and "nearest on the ladder" in out
 
 
+def test_rate_places_an_agent_on_a_multi_player_ladder():
+    """With three players the rated agent sits with two copies of one ladder agent at a time; the heuristic
+    lands near its own rating."""
+    result = rate("heuristic", game="campanile", num_players=3, variant="pile", games=150, seed=4, progress=False)
+    assert result.ladder.num_players == 3 and result.ci_low <= result.rating <= result.ci_high
+    assert result.ci_low - 80 <= result.ladder.rating("heuristic") <= result.ci_high + 80
+
+
 def test_rate_without_a_ladder_for_the_setup_says_which_exist(capsys, tmp_path, monkeypatch):
     from five_towers_env.evaluation import ladder as ladder_module
 
