@@ -101,7 +101,8 @@ def _git(args: list[str], cwd: Path) -> str | None:
 
 def git_state(source: Path | None = None, exclude: Path | None = None) -> tuple[str | None, bool | None]:
     """The commit of the git checkout holding ``source`` (default: this package) and whether it has
-    uncommitted changes (anything ``git status`` lists, outside ``exclude``); ``(None, None)`` when
+    uncommitted changes (anything ``git status`` lists, outside ``exclude`` and other runs'
+    ``provenance.json`` records, which describe runs rather than make them); ``(None, None)`` when
     ``source`` is not tracked in a git checkout or git is missing."""
     source = Path(source or PACKAGE_DIR)
     if not source.is_dir():
@@ -113,7 +114,7 @@ def git_state(source: Path | None = None, exclude: Path | None = None) -> tuple[
     commit = _git(["rev-parse", "HEAD"], source)
     if commit is None:
         return None, None
-    spec = ["--", "."]
+    spec = ["--", ".", f":(exclude,glob)**/{FILENAME}"]
     if exclude is not None:
         try:
             inside = Path(exclude).resolve().relative_to(Path(top.strip()).resolve())

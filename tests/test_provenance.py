@@ -200,3 +200,25 @@ def test_readme_commands_are_parsed_as_provenance_records_them():
     assert tool.provenance_command(rows["a"]) == ("python x.py --json results/a/a.json", [])
     assert tool.provenance_command(rows["b"]) == ("five-towers train --resume s.zip",
                                                   ["five-towers train --config c.yaml"])
+
+
+def test_other_runs_records_do_not_make_a_checkout_dirty(tmp_path):
+    """A run's provenance.json describes a run, not its inputs: another run's, changed, leaves the checkout
+    clean; any other change, or a new file, makes it dirty."""
+    import subprocess
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "code.py").write_text("x = 1\n")
+    (tmp_path / "results" / "a").mkdir(parents=True)
+    (tmp_path / "results" / "a" / "provenance.json").write_text("{}\n")
+    git("init", "-q")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x")
+    assert provenance.git_state(tmp_path / "pkg")[1] is False
+    (tmp_path / "results" / "a" / "provenance.json").write_text('{"run": 2}\n')
+    assert provenance.git_state(tmp_path / "pkg", exclude=tmp_path / "results" / "b")[1] is False
+    (tmp_path / "pkg" / "code.py").write_text("x = 2\n")
+    assert provenance.git_state(tmp_path / "pkg")[1] is True
