@@ -121,6 +121,28 @@ def test_teacher_positions_are_its_values_softened():
     np.testing.assert_allclose(a.value.sum(1), 1)
 
 
+def test_a_guided_teacher_searches_with_the_run_s_network(tmp_path):
+    """``guided:search=rollouts`` as the teacher: its rollout values over the network's likeliest candidates
+    (and the actions reaching the same round ends) are the targets, zero elsewhere; without a path it plays
+    the network it is given."""
+    from five_towers_env.core.game import get_game
+    from five_towers_env.training.expert_data import teacher_games
+    from five_towers_env.training.pv_model import PolicyValueModel
+
+    spec = get_game("five_towers")
+    torch.manual_seed(0)
+    model = PolicyValueModel("typed", spec.observation_size, spec.num_actions, 2, game="five_towers")
+    model.load_policy(spec.default_policy())
+    path = str(model.export(tmp_path / "net.npz", game="five_towers", num_players=2, variant="base"))
+    teacher = "guided:search=rollouts,simulations=24,top_k=3"
+    pos, counts = teacher_games(path, "five_towers", 2, "base", [5], teacher, 0.05, 2)
+    assert counts["games"] == 1 and len(pos) > 10
+    support, legal = (pos.policy.astype(np.float32) > 0).sum(1), pos.masks.sum(1)
+    assert np.all(pos.policy[~pos.masks] == 0) and np.all(support <= legal) and support.mean() < legal.mean()
+    with pytest.raises(FileNotFoundError, match="missing.npz"):  # it plays the network given, no other
+        teacher_games(str(tmp_path / "missing.npz"), "five_towers", 2, "base", [5], teacher, 0.05, 2)
+
+
 def test_a_policy_value_network_starts_its_value_head_too(tmp_path):
     from five_towers_env.core.game import get_game
     from five_towers_env.training.pv_model import PolicyValueModel

@@ -180,6 +180,12 @@ class GuidedSearchAgent:
         p = np.exp(logits - logits.max())
         return p / p.sum()
 
+    @property
+    def last_values(self) -> dict[int, float]:
+        """``search=rollouts``: the mean reward of each candidate action of the last decision (empty after a
+        single legal action, and for ``puct``, whose :attr:`last` holds its search)."""
+        return dict(self.rollouts.last_values) if self.rollouts is not None else {}
+
     def seed(self, seed: int | None) -> None:
         """Re-seed the agent's generator."""
         self.rng = np.random.default_rng(seed)

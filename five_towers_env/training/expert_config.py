@@ -58,8 +58,9 @@ class ExpertConfig:
     """Minibatches on the warm-up positions (their policy target is the network's own distribution)."""
     teacher: str = ""
     """A search agent whose self-play games teach the first `teacher_generations` generations instead of the
-    guided search's (a registry spec of an agent reporting its candidates' values, the `mcts` agents:
-    `mcts:simulations=1600`); empty: none."""
+    guided search's (a registry spec of an agent reporting its candidates' values: `mcts:simulations=1600`,
+    or `guided:search=rollouts,...`, which without a `path` searches with the run's current network); empty:
+    none."""
     teacher_generations: int = 0
     """Generations taught by `teacher` before the guided self-play takes over."""
     teacher_temperature: float = 0.02

@@ -7,8 +7,9 @@
   over, every seat's reward share counted from the mover on (the value target). For variety the
   first ``temperature_moves`` decisions of each seat are sampled from that policy and Dirichlet
   noise is mixed into the root priors; later moves are the search's choice.
-* :func:`teacher_games`: a search agent that reports its candidates' values (``last_values``, the
-  ``mcts`` agents) plays itself; the policy target is the soft-max of those values over
+* :func:`teacher_games`: a search agent that reports its candidates' values (``last_values``: the
+  ``mcts`` agents, ``guided:search=rollouts``, which then searches with the run's current network)
+  plays itself; the policy target is the soft-max of those values over
   ``temperature`` (the teacher's choice, with near-equal candidates sharing it), sampled for the
   first ``temperature_moves`` decisions of each seat, and the value target the game's outcome.
 * :func:`network_games`: the bare network plays itself, sampling its moves: quick positions whose
@@ -167,14 +168,19 @@ def selfplay_games(network: str, game: str, num_players: int, variant: str, seed
 
 def teacher_games(network: str, game: str, num_players: int, variant: str, seeds: Sequence[int], teacher: str,
                   temperature: float, temperature_moves: int) -> tuple[Positions, dict[str, float]]:
-    """Positions from self-play games of the search agent ``teacher`` (a registry spec) dealt by ``seeds``
-    (``network`` is not played: the signature is :func:`selfplay_games`'); and the numbers of games and
-    decisions."""
+    """Positions from self-play games of the search agent ``teacher`` (a registry spec) dealt by ``seeds``;
+    and the numbers of games and decisions. A ``guided`` teacher without a ``path`` searches with
+    ``network``, the run's current one (expert iteration with the game's rollout search as its judge:
+    ``guided:search=rollouts``)."""
+    import dataclasses
+
     from five_towers_env.core.game import get_game
     from five_towers_env.evaluation.specs import parse_agent_spec
 
     num_actions = get_game(game).num_actions
     spec = parse_agent_spec(teacher, game=game)
+    if spec.name == "guided" and "path" not in dict(spec.kwargs):
+        spec = dataclasses.replace(spec, kwargs=(*spec.kwargs, ("path", network)))
     parts = []
     decisions = 0
     for seed in seeds:
