@@ -97,9 +97,10 @@ class Halving:
 @dataclass(frozen=True)
 class ActionPrior:
     """A policy's say in a flat search: ``probabilities(observation)`` gives every action's probability
-    (zero where illegal); a candidate's probability is the sum over the actions it stands for."""
+    (an array indexed by action id, zero where illegal); a candidate's probability is the sum over the
+    actions it stands for."""
 
-    probabilities: Callable[[Any], Sequence[float]]
+    probabilities: Callable[[Any], Any]
     top_k: int = 4
     weight: float = 0.02
 
