@@ -25,6 +25,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script from anywhere: the package is the repository's
     sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # generated_files.py, beside this script
+
+from generated_files import write_or_check  # noqa: E402
 
 from five_towers_env.core import env as core_env  # noqa: E402
 from five_towers_env.core.game import BUILTIN_GAMES, GameSpec, get_game, load  # noqa: E402
@@ -321,19 +324,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if a committed page is stale")
     args = parser.parse_args(argv)
-    stale = []
-    for path, text in pages().items():
-        if path.is_file() and path.read_text() == text:
-            continue
-        stale.append(path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path))
-        if not args.check:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text)
-    if args.check and stale:
-        print(f"stale: {', '.join(stale)}; run python {SCRIPT}", file=sys.stderr)
-        return 1
-    print(f"wrote {', '.join(stale)}" if stale else "the game pages are up to date")
-    return 0
+    return write_or_check(pages(), args.check, SCRIPT, "the game pages")
 
 
 if __name__ == "__main__":

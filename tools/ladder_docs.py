@@ -22,8 +22,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script from anywhere: the package is the repository's
     sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # generated_files.py, beside this script
 
-from five_towers_env.atomic import write_text  # noqa: E402
+from generated_files import write_or_check  # noqa: E402
+
 from five_towers_env.core.game import BUILTIN_GAMES, get_game, parse_setup_key, setup_key  # noqa: E402
 from five_towers_env.evaluation.ladder import Ladder, ladder_folder, shipped_ladder, summary_table  # noqa: E402
 from five_towers_env.evaluation.report import markdown_table  # noqa: E402
@@ -145,18 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if a committed file is stale")
     args = parser.parse_args(argv)
-    stale = []
-    for path, text in files().items():
-        if path.read_text() == text:
-            continue
-        stale.append(path.relative_to(ROOT).as_posix())
-        if not args.check:
-            write_text(path, text)
-    if args.check and stale:
-        print(f"stale: {', '.join(stale)}; run python {SCRIPT}", file=sys.stderr)
-        return 1
-    print(f"wrote {', '.join(stale)}" if stale else "the ladder docs are up to date")
-    return 0
+    return write_or_check(files(), args.check, SCRIPT, "the ladder docs")
 
 
 if __name__ == "__main__":
