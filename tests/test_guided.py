@@ -179,22 +179,40 @@ def test_registry_builds_both_agents(networks):
 
 
 FIVE_TOWERS_SETTINGS = {"net": {}, "guided": {"simulations": 24, "determinisations": 4},
-                        "guided:search=rollouts": {"search": "rollouts", "simulations": 40, "top_k": 3}}
+                        "guided:search=rollouts": {"search": "rollouts", "simulations": 40, "top_k": 3},
+                        "mcts": {"simulations": 40}}
+
+
+def _training_target(agent, num_actions: int):
+    """The policy target expert iteration makes from the agent's last decision: the PUCT search's improved
+    policy (self-play), or the soft-max of a search's candidate values (teacher generations)."""
+    from five_towers_env.training.expert_data import value_target
+
+    result = getattr(agent, "last", None)
+    if result is not None:
+        return result.improved_policy(num_actions)
+    values = getattr(agent, "last_values", None)
+    return None if not values else value_target(values, num_actions, 0.05)
+
+
+def _same_target(a, b) -> bool:
+    return (a is None and b is None) or (a is not None and b is not None and np.array_equal(a, b))
 
 
 @pytest.mark.parametrize("label", list(FIVE_TOWERS_SETTINGS))
 def test_five_towers_agents_ignore_the_deck_order(label, networks):
     """Two copies of the agent play two games that differ only in the deck order (and the reshuffle
-    generator); at every decision they choose the same action. The twin is rebuilt from the real
-    game's position, its deck reordered, at every round start."""
+    generator); at every decision they choose the same action, and a search agent makes the same training
+    target from it. The twin is rebuilt from the real game's position, its deck reordered, at every round
+    start."""
     name = label.split(":")[0]
-    settings = {"path": networks["five_towers"], **FIVE_TOWERS_SETTINGS[label]}
+    settings = {**({} if name == "mcts" else {"path": networks["five_towers"]}), **FIVE_TOWERS_SETTINGS[label]}
     real = [make_agent(name, seed=40 + i, game="five_towers", **settings) for i in range(2)]
     twins = [make_agent(name, seed=40 + i, game="five_towers", **settings) for i in range(2)]
     env = raw_env(num_players=2, variant="base", explicit=True)
     env.reset(seed=9)
     rng = random.Random(0)
-    twin, synced, reordered, decisions = None, -1, 0, 0
+    twin, synced, reordered, decisions, searched = None, -1, 0, 0, 0
     while not env.game.is_terminal() and decisions < 160:
         if env.game.rounds_played != synced:
             assert env.game.phase == Phase.BID
@@ -211,29 +229,41 @@ def test_five_towers_agents_ignore_the_deck_order(label, networks):
         a = real[seat].act(env.observe(agent), FIVE_TOWERS.agent_info(env.game, seat))
         b = twins[seat].act(twin.observe(agent), FIVE_TOWERS.agent_info(twin.game, seat))
         assert a == b, f"round {synced}: {A.action_name(a)} in the real game, {A.action_name(b)} in the twin"
+        targets = [_training_target(agent_, A.NUM_ACTIONS) for agent_ in (real[seat], twins[seat])]
+        assert _same_target(*targets), f"round {synced}: the training targets differ"
+        searched += targets[0] is not None
         env.step(a)
         twin.step(b)
         decisions += 1
     assert reordered >= 5 and decisions > 60
+    assert searched > 20 or name == "net"
 
 
-@pytest.mark.parametrize("name", ["net", "guided"])
+CAMPANILE_SETTINGS = {"net": {}, "guided": {"simulations": 32}, "mcts": {"simulations": 32}}
+
+
+@pytest.mark.parametrize("name", list(CAMPANILE_SETTINGS))
 def test_campanile_agents_ignore_hidden_cards(name, networks):
     """Changing the cards hidden from the seat (the other hand, the face-down pile cards) and the game's
-    generator changes neither agent's choice."""
+    generator changes neither the agent's choice nor the training target a search agent makes from it."""
     rng = np.random.default_rng(3)
-    settings = {"path": networks["campanile"], **({"simulations": 32} if name == "guided" else {})}
-    changed = 0
+    settings = {**({} if name == "mcts" else {"path": networks["campanile"]}), **CAMPANILE_SETTINGS[name]}
+    changed, searched = 0, 0
     for s in _positions("campanile", 7, 10):
         seat = s.current_player
         other = s.determinize(seat, rng)
         other.rng = np.random.default_rng(int(rng.integers(1 << 30)))
         changed += other.hands != s.hands
         i1, i2 = CAMPANILE.agent_info(s, seat), CAMPANILE.agent_info(other, seat)
-        a = make_agent(name, seed=9, game="campanile", **settings).act(_observation("campanile", s, seat), i1)
-        b = make_agent(name, seed=9, game="campanile", **settings).act(_observation("campanile", other, seat), i2)
+        agents = [make_agent(name, seed=9, game="campanile", **settings) for _ in range(2)]
+        a = agents[0].act(_observation("campanile", s, seat), i1)
+        b = agents[1].act(_observation("campanile", other, seat), i2)
         assert a == b
+        targets = [_training_target(agent, CAMPANILE.num_actions) for agent in agents]
+        assert _same_target(*targets)
+        searched += targets[0] is not None
     assert changed > 0
+    assert searched > 0 or name == "net"
 
 
 def test_rollout_search_searches_the_network_s_likeliest_candidates(networks):
