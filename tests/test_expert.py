@@ -44,6 +44,7 @@ def test_ppo_train_refuses_an_expert_config_by_name():
     ({"teacher_generations": 2}, "teacher_generations: needs a teacher"),
     ({"teacher": "mcts:simulation=9"}, "teacher: "),
     ({"teacher": "mcts", "teacher_temperature": 0}, "teacher_temperature: must be positive"),
+    ({"teacher": "mcts", "teacher_prior": -1}, "teacher_prior: must be 0 or more"),
 ])
 def test_bad_settings_name_the_key(data, message):
     with pytest.raises(ConfigError, match=message):
@@ -141,6 +142,43 @@ def test_a_guided_teacher_searches_with_the_run_s_network(tmp_path):
     assert np.all(pos.policy[~pos.masks] == 0) and np.all(support <= legal) and support.mean() < legal.mean()
     with pytest.raises(FileNotFoundError, match="missing.npz"):  # it plays the network given, no other
         teacher_games(str(tmp_path / "missing.npz"), "five_towers", 2, "base", [5], teacher, 0.05, 2)
+
+
+def test_a_teacher_prior_tilts_the_targets_towards_the_network(tmp_path):
+    """``teacher_prior``: the target is ``p ** w * exp(q / t)`` over the valued actions, normalised; the
+    same games (the teacher's choices do not depend on it), targets nearer the network's policy."""
+    from five_towers_env.agents.guided import NetworkAgent
+    from five_towers_env.core.game import get_game
+    from five_towers_env.training.expert_data import teacher_games, value_target
+    from five_towers_env.training.pv_model import PolicyValueModel
+
+    log_prior = np.log(np.array([0.1, 0.2, 0.3, 0.4]))
+    target = value_target({0: 0.5, 2: 0.6}, 4, 0.1, log_prior, 1.0)
+    assert target is not None and target[[1, 3]].sum() == 0
+    assert target[2] / target[0] == pytest.approx(3 * np.exp(1), rel=1e-5)
+    plain = value_target({0: 0.5, 2: 0.6}, 4, 0.1)
+    assert np.array_equal(value_target({0: 0.5, 2: 0.6}, 4, 0.1, log_prior, 0.0), plain)
+
+    spec = get_game("five_towers")
+    torch.manual_seed(0)
+    model = PolicyValueModel("typed", spec.observation_size, spec.num_actions, 2, game="five_towers")
+    model.load_policy(spec.default_policy())
+    path = str(model.export(tmp_path / "net.npz", game="five_towers", num_players=2, variant="base"))
+    plain, _ = teacher_games(path, "five_towers", 2, "base", [6], "mcts:simulations=24", 0.02, 0)
+    tilted, _ = teacher_games(path, "five_towers", 2, "base", [6], "mcts:simulations=24", 0.02, 0, prior_weight=1.0)
+    assert np.array_equal(plain.obs, tilted.obs) and np.array_equal(plain.masks, tilted.masks)
+    net = NetworkAgent(path, game="five_towers")
+
+    def distance(policy):  # mean KL from the network's policy to the targets, over the valued actions
+        out = []
+        for obs, mask, target in zip(plain.obs, plain.masks, policy.astype(np.float64)):
+            logits = np.where(mask, net.logits(obs.astype(np.float32)), -np.inf)
+            p = np.exp(logits - logits.max())
+            p = p[target > 0] / p[target > 0].sum()
+            out.append(float((p * np.log(p / target[target > 0])).sum()))
+        return np.mean(out)
+
+    assert distance(tilted.policy) < distance(plain.policy)
 
 
 def test_a_policy_value_network_starts_its_value_head_too(tmp_path):

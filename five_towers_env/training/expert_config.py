@@ -65,6 +65,11 @@ class ExpertConfig:
     """Generations taught by `teacher` before the guided self-play takes over."""
     teacher_temperature: float = 0.02
     """The teacher's policy target: the soft-max of its candidates' mean rewards (in [0, 1]) over this."""
+    teacher_prior: float = 0.0
+    """Weight of the run's network's log-probabilities added to the teacher's target logits: the target is
+    proportional to `p(a) ** teacher_prior * exp(q(a) / teacher_temperature)` over the valued actions, so
+    that value gaps within the rollouts' noise move the network's policy rather than replace it; 0: the
+    values alone."""
     simulations: int = 64
     """Network evaluations per searched self-play decision."""
     determinisations: int = 8
@@ -159,6 +164,8 @@ class ExpertConfig:
                 raise ConfigError(f"guided: {e}") from None
         if self.teacher_temperature <= 0:
             raise ConfigError(f"teacher_temperature: must be positive, got {self.teacher_temperature!r}")
+        if self.teacher_prior < 0:
+            raise ConfigError(f"teacher_prior: must be 0 or more, got {self.teacher_prior!r}")
         if not self.hidden or not all(int(h) > 0 for h in self.hidden):
             raise ConfigError(f"hidden: a list of positive integers, got {list(self.hidden)!r}")
 

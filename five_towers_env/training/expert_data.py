@@ -10,8 +10,10 @@
 * :func:`teacher_games`: a search agent that reports its candidates' values (``last_values``: the
   ``mcts`` agents, ``guided:search=rollouts``, which then searches with the run's current network)
   plays itself; the policy target is the soft-max of those values over
-  ``temperature`` (the teacher's choice, with near-equal candidates sharing it), sampled for the
-  first ``temperature_moves`` decisions of each seat, and the value target the game's outcome.
+  ``temperature`` (the teacher's choice, with near-equal candidates sharing it), optionally tilted
+  towards the run's network (``prior_weight``: its log-probabilities added, so that a few noisy
+  rollouts move the network's policy rather than replace it), sampled for the first
+  ``temperature_moves`` decisions of each seat, and the value target the game's outcome.
 * :func:`network_games`: the bare network plays itself, sampling its moves: quick positions whose
   outcomes teach the value head before the first search; their policy target is the network's own
   distribution, so that learning the value does not move the policy.
@@ -90,16 +92,23 @@ class _TeacherRecorder:
     """A search agent in one seat whose every searched decision is a training position."""
 
     def __init__(self, inner: Any, num_actions: int, temperature: float, temperature_moves: int,
-                 rng: np.random.Generator) -> None:
+                 rng: np.random.Generator, prior: NetworkAgent | None = None, prior_weight: float = 0.0) -> None:
         self.name = inner.name
         self.inner, self.num_actions, self.temperature = inner, num_actions, temperature
         self.temperature_moves, self.rng = temperature_moves, rng
+        self.prior, self.prior_weight = prior, prior_weight
         self.rows: list[tuple[np.ndarray, np.ndarray, np.ndarray | None, int]] = []
         self.decisions = 0
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
         action = self.inner.act(observation, info)
-        target = value_target(self.inner.last_values, self.num_actions, self.temperature)
+        log_prior = None
+        if self.prior is not None and self.prior_weight > 0:
+            mask = np.asarray(observation["action_mask"], dtype=bool)
+            logits = np.where(mask, self.prior.logits(observation["observation"]), -np.inf)
+            log_prior = logits - logits.max() - np.log(np.exp(logits - logits.max()).sum())
+        target = value_target(self.inner.last_values, self.num_actions, self.temperature, log_prior,
+                              self.prior_weight)
         if target is None:  # a single legal action (or one distinct outcome): nothing to learn
             return action
         if self.decisions < self.temperature_moves:
@@ -110,10 +119,12 @@ class _TeacherRecorder:
         return action
 
 
-def value_target(values: dict[Any, float], num_actions: int, temperature: float) -> np.ndarray | None:
+def value_target(values: dict[Any, float], num_actions: int, temperature: float,
+                 log_prior: np.ndarray | None = None, prior_weight: float = 0.0) -> np.ndarray | None:
     """The soft-max of a search's candidate values over ``temperature`` as a policy target over all actions
-    (None for fewer than two actions valued). A candidate is an action id or a sequence of actions (a
-    turn) starting with the one decided now; an action's value is its best candidate's."""
+    (None for fewer than two actions valued), plus ``prior_weight`` times ``log_prior`` (log-probabilities
+    over all actions) where given. A candidate is an action id or a sequence of actions (a turn) starting
+    with the one decided now; an action's value is its best candidate's."""
     best: dict[int, float] = {}
     for key, v in values.items():
         a = int(key[0]) if isinstance(key, tuple) else int(key)
@@ -122,7 +133,10 @@ def value_target(values: dict[Any, float], num_actions: int, temperature: float)
         return None
     actions = np.fromiter(best, dtype=np.int64)
     q = np.fromiter(best.values(), dtype=np.float64)
-    p = np.exp((q - q.max()) / temperature)
+    z = q / temperature
+    if log_prior is not None and prior_weight > 0:
+        z = z + prior_weight * log_prior[actions]
+    p = np.exp(z - z.max())
     target = np.zeros(num_actions, np.float32)
     target[actions] = p / p.sum()
     return target
@@ -167,11 +181,12 @@ def selfplay_games(network: str, game: str, num_players: int, variant: str, seed
 
 
 def teacher_games(network: str, game: str, num_players: int, variant: str, seeds: Sequence[int], teacher: str,
-                  temperature: float, temperature_moves: int) -> tuple[Positions, dict[str, float]]:
+                  temperature: float, temperature_moves: int,
+                  prior_weight: float = 0.0) -> tuple[Positions, dict[str, float]]:
     """Positions from self-play games of the search agent ``teacher`` (a registry spec) dealt by ``seeds``;
     and the numbers of games and decisions. A ``guided`` teacher without a ``path`` searches with
     ``network``, the run's current one (expert iteration with the game's rollout search as its judge:
-    ``guided:search=rollouts``)."""
+    ``guided:search=rollouts``); ``prior_weight`` > 0 tilts the targets towards ``network``'s policy."""
     import dataclasses
 
     from five_towers_env.core.game import get_game
@@ -181,12 +196,13 @@ def teacher_games(network: str, game: str, num_players: int, variant: str, seeds
     spec = parse_agent_spec(teacher, game=game)
     if spec.name == "guided" and "path" not in dict(spec.kwargs):
         spec = dataclasses.replace(spec, kwargs=(*spec.kwargs, ("path", network)))
+    prior = NetworkAgent(network, game=game) if prior_weight > 0 else None
     parts = []
     decisions = 0
     for seed in seeds:
         rng = np.random.default_rng([seed, 3])
         seats = [_TeacherRecorder(spec.build(seed=int(rng.integers(1 << 62))), num_actions, temperature,
-                                  temperature_moves, rng) for _ in range(num_players)]
+                                  temperature_moves, rng, prior, prior_weight) for _ in range(num_players)]
         result = play_game(seats, variant=variant, seed=seed, game=game)
         parts.append(_positions(seats, result["winners"], num_players, num_actions))
         decisions += result["steps"]
