@@ -56,6 +56,13 @@ class Positions:
     FIELDS = ("obs", "masks", "policy", "weight", "value")
 
 
+def _shifted_logits(network: NetworkAgent, observation: dict[str, np.ndarray]) -> np.ndarray:
+    """The network's logits over the legal actions, less their maximum (``-inf`` where illegal)."""
+    mask = np.asarray(observation["action_mask"], dtype=bool)
+    logits = np.where(mask, network.logits(observation["observation"]), -np.inf)
+    return logits - logits.max()
+
+
 class _Recorder:
     """An agent in one seat that plays through another and keeps what it saw and chose."""
 
@@ -79,9 +86,7 @@ class _Recorder:
                 action = int(self.rng.choice(self.num_actions, p=target / target.sum()))
             self.decisions += 1
         else:  # the network's own distribution, which it sampled the action from
-            mask = np.asarray(observation["action_mask"], dtype=bool)
-            logits = np.where(mask, self.inner.logits(observation["observation"]), -np.inf)
-            p = np.exp(logits - logits.max())
+            p = np.exp(_shifted_logits(self.inner, observation))
             target = (p / p.sum()).astype(np.float32)
         self.rows.append((np.asarray(observation["observation"], dtype=np.float16),
                           np.asarray(observation["action_mask"], dtype=bool), target, seat))
@@ -104,9 +109,8 @@ class _TeacherRecorder:
         action = self.inner.act(observation, info)
         log_prior = None
         if self.prior is not None and self.prior_weight > 0:
-            mask = np.asarray(observation["action_mask"], dtype=bool)
-            logits = np.where(mask, self.prior.logits(observation["observation"]), -np.inf)
-            log_prior = logits - logits.max() - np.log(np.exp(logits - logits.max()).sum())
+            z = _shifted_logits(self.prior, observation)
+            log_prior = z - np.log(np.exp(z).sum())
         target = value_target(self.inner.last_values, self.num_actions, self.temperature, log_prior,
                               self.prior_weight)
         if target is None:  # a single legal action (or one distinct outcome): nothing to learn
