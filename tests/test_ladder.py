@@ -3,6 +3,7 @@ the fit recovers known ratings, calibration is deterministic and extends by play
 shipped ladders meet their promise, and a rated agent lands where the ladder says it should."""
 from __future__ import annotations
 
+import gzip
 import json
 import shutil
 from pathlib import Path
@@ -12,7 +13,15 @@ import pytest
 
 from five_towers_env.cli import main
 from five_towers_env.core.game import GAMES, parse_setup_key
-from five_towers_env.evaluation.ladder import Ladder, LadderPlan, calibrate, ladder_folder, load_plan, seated
+from five_towers_env.evaluation.ladder import (
+    Ladder,
+    LadderPlan,
+    calibrate,
+    fingerprints,
+    ladder_folder,
+    load_plan,
+    seated,
+)
 from five_towers_env.evaluation.rate import fit_one, rate
 from five_towers_env.evaluation.ratings import bootstrap, expected_score, fit
 
@@ -166,6 +175,23 @@ def test_shipped_ladders_are_the_results_files(game, path):
     d = json.loads(path.read_text())
     assert (d["num_players"], d["variant"], d["game"]) == (players, variant, game)
     assert len(d["replicates"]) == d["plan"]["bootstrap"]
+
+
+@pytest.mark.parametrize("game, path", list(_shipped()), ids=lambda x: getattr(x, "stem", x))
+def test_shipped_ladders_were_played_with_todays_files(game, path):
+    """Every agent of a shipped ladder that plays from a file (``ppo``, ``net``, ``guided``) played its
+    games with the file shipped now: a retrained network shipped under the same name needs the ladder
+    recalibrated (its journal then replays that agent's games)."""
+    journal = ROOT / "results" / "ladder" / game / path.stem / "journal.jsonl.gz"
+    if not journal.is_file():
+        pytest.skip("results/ is not beside this package")
+    with gzip.open(journal, "rt") as f:
+        header = json.loads(f.readline())
+    players, variant = parse_setup_key(path.stem)
+    labels = Ladder.from_dict(json.loads(path.read_text())).labels
+    assert header.get("fingerprints", {}) == fingerprints(game, labels, players, variant), (
+        f"{game} {path.stem}: an agent's file changed since its ladder was played; recalibrate it "
+        f"(docs/ladder.md)")
 
 
 def test_rate_places_a_ladder_agent_near_its_own_rating(tmp_path, capsys):
