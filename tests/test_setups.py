@@ -259,3 +259,33 @@ def test_imitation_teacher_takes_agent_settings():
         build_config({"imitation": {"teacher": "mcts:simulation=200"}})
     with pytest.raises(ConfigError, match="imitation.teacher: unknown agent 'alphazero'"):
         build_config({"imitation": {"teacher": "alphazero"}})
+
+
+def test_several_setup_curves_are_drawn_as_multiples_of_the_equal_share(tmp_path, monkeypatch):
+    """A several-setup run's curve puts 3- and 5-player win rates on one axis: each times its player count,
+    the pool test's rate (scaled to two players) times 2; a one-setup run's curve stays a plain win rate."""
+    import matplotlib.axes
+
+    from five_towers_env.training.run_folder import plot_curve, share_multiple, write_csv
+
+    assert share_multiple("win_rate_vs_heuristic@5p-great_powers", True) == 5.0
+    assert share_multiple("win_rate_vs_pool", True) == 2.0
+    assert share_multiple("win_rate_vs_heuristic", False) == 1.0
+    drawn: dict[str, list[float]] = {}
+    real_plot = matplotlib.axes.Axes.plot
+
+    def record(self, xs, ys, *args, label=None, **kwargs):
+        drawn[label] = list(ys)
+        return real_plot(self, xs, ys, *args, label=label, **kwargs)
+
+    monkeypatch.setattr(matplotlib.axes.Axes, "plot", record)
+    several = write_csv(tmp_path / "several.csv", [
+        {"timesteps": 0, "win_rate_vs_heuristic@3p-base": 0.4, "win_rate_vs_heuristic@5p-base": 0.25,
+         "win_rate_vs_pool": 0.6}])
+    plot_curve(several, tmp_path / "several.png")
+    assert drawn == {"heuristic@3p-base": [pytest.approx(1.2)], "heuristic@5p-base": [pytest.approx(1.25)],
+                     "pool": [pytest.approx(1.2)]}
+    drawn.clear()
+    plot_curve(write_csv(tmp_path / "one.csv", [{"timesteps": 0, "win_rate_vs_heuristic": 0.7}]), tmp_path / "one.png")
+    assert drawn == {"heuristic": [pytest.approx(0.7)]}
+    assert (tmp_path / "several.png").stat().st_size > 1000

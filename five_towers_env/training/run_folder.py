@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from five_towers_env.atomic import PARTIAL, atomic_open, save_figure
+from five_towers_env.core.game import parse_setup_key
 from five_towers_env.training.config_base import write_settings
 
 CONFIG_FILE = "config.yaml"
@@ -42,11 +43,22 @@ def read_csv(path: str | Path) -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
+def share_multiple(column: str, several_setups: bool) -> float:
+    """The factor that turns curve column ``column`` into a multiple of the equal share: ``n`` for a
+    several-setup run's ``<name>@<n>p-<variant>`` column, 2 for its other columns (the pool test's rate,
+    already scaled to two players), 1 (the plain win rate) in a one-setup run."""
+    if "@" in column:
+        return float(parse_setup_key(column.rsplit("@", 1)[1])[0])
+    return 2.0 if several_setups else 1.0
+
+
 def plot_curve(csv_path: str | Path, png: str | Path, series: Mapping[str, str] | None = None,
                x: str = "timesteps", title: str | None = None) -> Path:
     """Draw a learning curve's win rates into ``png`` (atomically): each column of ``series`` (column ->
     label; default: every ``win_rate_vs_<opponent>`` column, labelled ``<opponent>``) against ``x``,
-    ``timesteps`` (learner decisions) or ``wall_s`` (drawn in hours). Rows without a value are skipped."""
+    ``timesteps`` (learner decisions) or ``wall_s`` (drawn in hours). Rows without a value are skipped.
+    A several-setup run (columns ``...@<n>p-<variant>``) is drawn as multiples of the equal share ``1/n``
+    (:func:`share_multiple`), so setups of different player counts share one axis."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -56,22 +68,25 @@ def plot_curve(csv_path: str | Path, png: str | Path, series: Mapping[str, str] 
     if series is None:
         columns = rows[0] if rows else {}
         series = {k: k[len(WIN_RATE_PREFIX):] for k in columns if k.startswith(WIN_RATE_PREFIX)}
+    several = any("@" in key for key in series)
     hours = x == "wall_s"
     fig, ax = plt.subplots(figsize=(7, 4))
-    drawn = 0
+    drawn, top = 0, 1.0
     for key, label in series.items():
-        points = [(float(r[x]) / 3600 if hours else int(r[x]), float(r[key])) for r in rows if r.get(key)]
+        scale = share_multiple(key, several)
+        points = [(float(r[x]) / 3600 if hours else int(r[x]), float(r[key]) * scale) for r in rows if r.get(key)]
         if points:
             ax.plot(*zip(*points), marker=".", label=label)
             drawn += 1
-    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+            top = max(top, max(y for _, y in points))
+    ax.axhline(1.0 if several else 0.5, color="grey", lw=0.8, ls="--")
     ax.set_xlabel("training time (hours)" if hours else "training timesteps (learner decisions)")
-    ax.set_ylabel("win rate")
-    ax.set_ylim(0, 1)
+    ax.set_ylabel("win share x n (1: the equal share 1/n)" if several else "win rate")
+    ax.set_ylim(0, max(2.0, top * 1.05) if several else 1)
     ax.grid(alpha=0.3)
     if drawn:  # a run without evaluations has no series to name
         ax.legend(title="against" if all(k.startswith(WIN_RATE_PREFIX) for k in series) else None)
-    ax.set_title(title or f"{Path(csv_path).parent.name}: win rate during training")
+    ax.set_title(title or f"{Path(csv_path).parent.name}: win {'share' if several else 'rate'} during training")
     fig.tight_layout()
     save_figure(fig, png, dpi=110)
     plt.close(fig)
