@@ -62,6 +62,7 @@ def test_every_setting_is_documented_and_in_the_readme():
     ({"num_players": "2"}, "num_players: expected int"),
     ({"variant": "foo"}, "variant: must be one of"),
     ({"total_timesteps": 0}, "total_timesteps: must be >= 1"),
+    ({"tie_reward": "half"}, "tie_reward: must be one of full, share"),
     ({"ppo": {"net_arch": [64, "x"]}}, "ppo.net_arch[1]: expected int"),
     ({"ppo": {"activation": "gelu"}}, "ppo.activation"),
     ({"ppo": {"batch_size": 4096, "n_steps": 16}, "n_envs": 2}, "exceeds the rollout size"),

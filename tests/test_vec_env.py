@@ -147,3 +147,24 @@ def test_imitation_games_in_parts_are_the_whole():
     assert whole.keys() == parts.keys() and len(whole["action"]) > 50
     for key in whole:
         np.testing.assert_array_equal(whole[key], parts[key], err_msg=key)
+
+
+def _final_info(winners: list[bool], scores: list[int], seat: int = 0) -> dict:
+    return {"phase": "game_over", "learner_seat": seat, "scores": np.array(scores), "winners": np.array(winners)}
+
+
+def test_a_shared_win_is_a_share_in_the_outcome_and_with_tie_reward_share_in_the_reward():
+    """The logged outcome counts a k-way shared win as 1/k (as every evaluation does); the reward keeps the
+    environment's +1 for it under ``full`` and gives 2/k - 1 under ``share``; sole wins and losses agree."""
+    tie3, sole, loss = _final_info([True, True, True], [9, 9, 9]), _final_info([True, False], [9, 5]), \
+        _final_info([False, True, False], [5, 9, 7])
+    for info, env_reward, full, share, win in [(tie3, 1.0, 1.0, -1 / 3, 1 / 3), (sole, 1.0, 1.08, 1.08, 1.0),
+                                               (loss, -1.0, -1.08, -1.08, 0.0)]:
+        assert shape_reward(0.02, "full")(env_reward, True, dict(info)) == pytest.approx(full)
+        assert shape_reward(0.02, "share")(env_reward, True, out := dict(info)) == pytest.approx(share)
+        assert out["episode_outcome"]["win"] == pytest.approx(win)
+    two = _final_info([True, False, True], [9, 4, 9])
+    assert shape_reward(0.0, "share")(1.0, True, dict(two)) == 0.0
+    assert shape_reward(0.0, "share")(0.0, False, dict(two)) == 0.0  # mid-game steps are left alone
+    with pytest.raises(ValueError, match="ties must be one of full, share"):
+        shape_reward(0.0, "half")

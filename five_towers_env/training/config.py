@@ -19,6 +19,9 @@ from five_towers_env.training.config_base import build_blamed, checked_values, r
 from five_towers_env.training.config_base import settings_table as _settings_table
 from five_towers_env.training.setups import ConfigError, init_policy_path, parse_setup, setup_key
 
+#: the values of ``tie_reward``: how the training reward counts a shared win
+TIE_REWARDS = ("full", "share")
+
 #: registry agents that are not opponents to train against or teachers: a person, the trained networks,
 #: OpenSpiel's bots (an optional dependency, and far too slow for a training pool), and a user's own agents
 #: (they need a path=)
@@ -153,6 +156,9 @@ class TrainConfig:
     reward_margin: float = 0.02
     """Shaping: the learner's reward is win/loss (+1 / -1) plus this times its score margin
     (own score minus the best other score). 0 trains on win/loss alone."""
+    tie_reward: str = "full"
+    """The reward of a shared win: ``full`` (+1, the environment's win/loss reward) or ``share``
+    (``2/k - 1`` for a ``k``-way shared win: 0 for two winners; the win share every evaluation counts)."""
     eval_every: int = 100_000
     """Evaluate (against each of ``eval_opponents``, and the pool) every this many timesteps."""
     eval_games: int = 100
@@ -251,6 +257,8 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     _require(cfg.final_eval_games >= 0, f"final_eval_games: must be >= 0, got {cfg.final_eval_games}")
     _require(cfg.seed >= 0, f"seed: must be >= 0, got {cfg.seed}")
     _require(cfg.reward_margin >= 0, f"reward_margin: must be >= 0, got {cfg.reward_margin}")
+    _require(cfg.tie_reward in TIE_REWARDS,
+             f"tie_reward: must be one of {', '.join(TIE_REWARDS)}, got {cfg.tie_reward!r}")
     for name in cfg.eval_opponents:
         _require(name in known, f"eval_opponents: unknown agent {name!r}; known: {', '.join(known)}")
     p = cfg.ppo

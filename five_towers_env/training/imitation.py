@@ -19,6 +19,7 @@ import numpy as np
 
 from five_towers_env.evaluation.specs import parse_agent_spec
 from five_towers_env.training.config import TrainConfig
+from five_towers_env.training.reward import shape_reward
 from five_towers_env.wrappers.single_agent import SingleAgentGymEnv
 
 if TYPE_CHECKING:
@@ -39,6 +40,7 @@ def collect_teacher_games(cfg: TrainConfig, sampler: Any, seed: int, first: int 
     actions: list[int] = []
     returns: list[float] = []
     teacher_spec = parse_agent_spec(cfg.imitation.teacher, game=cfg.game)
+    shaped = shape_reward(cfg.reward_margin, cfg.tie_reward)  # the return PPO will train the value towards
     for g in range(first, first + (cfg.imitation.games - first if count is None else count)):
         teacher = teacher_spec.build(seed=seed + g)
         env = envs[g % len(envs)]
@@ -53,9 +55,7 @@ def collect_teacher_games(cfg: TrainConfig, sampler: Any, seed: int, first: int 
                 masks.append(mask)
                 actions.append(int(action))
             obs, reward, terminated, _, info = env.step(action)
-        scores, seat = info["scores"], info["learner_seat"]
-        margin = scores[seat] - max(s for i, s in enumerate(scores) if i != seat)
-        returns += [reward + cfg.reward_margin * margin] * (len(actions) - first)
+        returns += [shaped(reward, terminated, info)] * (len(actions) - first)
     # the observation space is a flat Box (gymnasium types an env's space as a Space, whose shape may be None)
     return {"obs": np.stack(obs_list) if obs_list else np.zeros((0, cast("Box", env.observation_space).shape[0]),
                                                                 np.float16),

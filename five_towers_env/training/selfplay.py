@@ -80,7 +80,8 @@ def _games_in_process(cfg_dict: dict[str, Any], sampler: Any, count: int, first:
     from five_towers_env.training.vec_env import SelfPlayVecEnv  # SB3: the rl extra
 
     cfg = config_from_dict(cfg_dict)
-    return SelfPlayVecEnv([make_game(cfg, sampler, first + i) for i in range(count)], shape_reward(cfg.reward_margin))
+    return SelfPlayVecEnv([make_game(cfg, sampler, first + i) for i in range(count)],
+                          shape_reward(cfg.reward_margin, cfg.tie_reward))
 
 
 def make_vec_env(cfg: TrainConfig, sampler: Any) -> Any:
