@@ -45,7 +45,7 @@ def collect_teacher_games(cfg: TrainConfig, sampler: Any, seed: int, first: int 
         teacher = teacher_spec.build(seed=seed + g)
         env = envs[g % len(envs)]
         obs, info = env.reset(seed=seed + g)
-        first = len(actions)
+        game_start = len(actions)
         terminated = False
         while not terminated:
             mask = env.action_masks()
@@ -55,7 +55,7 @@ def collect_teacher_games(cfg: TrainConfig, sampler: Any, seed: int, first: int 
                 masks.append(mask)
                 actions.append(int(action))
             obs, reward, terminated, _, info = env.step(action)
-        returns += [shaped(reward, terminated, info)] * (len(actions) - first)
+        returns += [shaped(reward, terminated, info)] * (len(actions) - game_start)
     # the observation space is a flat Box (gymnasium types an env's space as a Space, whose shape may be None)
     return {"obs": np.stack(obs_list) if obs_list else np.zeros((0, cast("Box", env.observation_space).shape[0]),
                                                                 np.float16),
