@@ -239,6 +239,8 @@ def test_ctrl_c_mid_rollout_saves_a_checkpoint_that_resumes(tmp_path, capsys, mo
     from five_towers_env.training.checkpoints import is_whole
 
     assert "Traceback" not in err and is_whole(ckpt)
+    # the curve is drawn at every evaluation, so a stopped run has one (of its first evaluation here)
+    assert (tmp_path / "ppo_smoke" / "learning_curve.png").stat().st_size > 1000
     monkeypatch.setattr(selfplay, "episode_callback", real)
     code, _, err = run_cli(capsys, "train", "--resume", ckpt, "--no-progress", "--set", "total_timesteps=256")
     assert code == 0, err

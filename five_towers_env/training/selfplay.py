@@ -19,9 +19,10 @@ evaluations (played in the environment workers, :mod:`.eval_games`):
 
 Everything lands in ``<out_dir>/<name>/`` (:class:`~.run_folder.RunFolder`): ``config.yaml``,
 ``checkpoints/step_N.zip`` (with ``step_N.json``: config, seed, pool and evaluation log at that point;
-written atomically, see :mod:`.checkpoints`), ``snapshots/``, ``eval_log.csv``, TensorBoard logs in
-``tb/``, and at the end ``policy.npz`` (the exported actor, playable with numpy alone as the ``ppo``
-agent; its ``meta`` names the game) and ``learning_curve.png``.
+written atomically, see :mod:`.checkpoints`), ``snapshots/``, ``eval_log.csv`` and ``learning_curve.png``
+(both rewritten at every evaluation, so a stopped run has its curve), TensorBoard logs in ``tb/``, and at
+the end ``policy.npz`` (the exported actor, playable with numpy alone as the ``ppo`` agent; its ``meta``
+names the game).
 
 Seeds: ``cfg.seed`` seeds torch, numpy and the environments (through SB3), and evaluation games
 use fixed seeds, so a run is reproducible on one machine with the same settings. A resumed run
@@ -381,8 +382,9 @@ class Trainer:
         return TrainingInterrupted(self.checkpoint(), signum)
 
     def _write_eval_log(self) -> None:
-        if self.eval_rows:  # rewritten whole at each evaluation: a kill leaves the previous log
+        if self.eval_rows:  # rewritten whole at each evaluation: a kill leaves the previous log and curve
             self.folder.write_curve(EVAL_LOG, self.eval_rows)
+            self.folder.plot_curve(EVAL_LOG, LEARNING_CURVE)
 
     def checkpoint(self) -> Path:
         """Save model + optimiser (``.zip``) and the config, seed, pool and log (``.json``), atomically."""
@@ -404,9 +406,7 @@ class Trainer:
         except KeyboardInterrupt as e:
             raise self._interrupted(signal_number(e)) from None
         self.venv.close()
-        policy = export_policy(self.model, self.run_dir / "policy.npz", **self._meta())
-        self.folder.plot_curve(EVAL_LOG, LEARNING_CURVE)
-        return policy
+        return export_policy(self.model, self.run_dir / "policy.npz", **self._meta())
 
 
 def train(cfg: TrainConfig, resume: str | Path | None = None, progress: bool = True) -> Path:
