@@ -92,7 +92,7 @@ WRONG_CLAIMS = {
         "| `ppo` | the shipped self-play PPO policy (`five_towers_env/games/five_towers/policies/ppo_campanile_2p.npz`,"
         " numpy only) |",
         ["five_towers_env/games/five_towers/policies/ppo_campanile_2p.npz: no such file",
-         "`ppo` plays 3 shipped files of Campanile"]),
+         "`ppo` plays 4 shipped files of Campanile"]),
     "6 Campanile's agents without net, guided, openspiel-ismcts; ppo needing path=": (
         "docs/evaluation.md", "cecc2d6",
         "then Campanile's (`random`, `greedy`, `heuristic`, `mcts`, `net`, `guided`, `openspiel-ismcts`,\n"
