@@ -264,6 +264,7 @@ def test_imitation_teacher_takes_agent_settings():
 def test_several_setup_curves_are_drawn_as_multiples_of_the_equal_share(tmp_path, monkeypatch):
     """A several-setup run's curve puts 3- and 5-player win rates on one axis: each times its player count,
     the pool test's rate (scaled to two players) times 2; a one-setup run's curve stays a plain win rate."""
+    pytest.importorskip("matplotlib")  # the eval extra draws curves; the core install has none
     import matplotlib.axes
 
     from five_towers_env.training.run_folder import plot_curve, share_multiple, write_csv
