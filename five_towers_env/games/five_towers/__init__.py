@@ -91,13 +91,12 @@ SPEC = register_game(GameSpec(
             "mcts": f"{__name__}.agents.mcts:MCTSAgent"},
     pettingzoo_id=ENV_ID, gymnasium_id=ENV_ID,
     # ppo's policy per setup. 2-player base: v2 (the current one) trained with the batched self-play
-    # pipeline, v1 kept for comparison; 2-player Great Powers its own; one network for base 3-5 players and
-    # one for Great Powers 3-5 players (docs/policies.md)
+    # pipeline, v1 kept for comparison; 2-player Great Powers its own; one network for base 3-5 players
+    # (imitation of mcts, then PPO) and one for Great Powers 3-5 players (docs/policies.md)
     shipped_policies={"2p-base": "policies/ppo_2p_base.npz", "2p-base:v2": "policies/ppo_2p_base.npz",
                       "2p-base:v1": "policies/ppo_2p_base_v1.npz", "2p-great_powers": "policies/ppo_gp_2p.npz",
-                      **{f"{n}p-{v}": f"policies/ppo_{tag}_3-5p.npz" for v, tag in (("base", "base"),
-                                                                                 ("great_powers", "gp"))
-                         for n in (3, 4, 5)}},
+                      **{f"{n}p-base": "policies/ppo_base_3-5p_mcts.npz" for n in (3, 4, 5)},
+                      **{f"{n}p-great_powers": "policies/ppo_gp_3-5p.npz" for n in (3, 4, 5)}},
     explicit=True, perfect_information=True,
     observe=f"{__name__}.observation:encode",
     chance=f"{__name__}.chance:FiveTowersChance",
