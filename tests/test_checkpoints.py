@@ -177,6 +177,21 @@ def test_resuming_a_run_folder_continues_from_its_newest_checkpoint(run_copy, ca
     assert checkpoint_state(run_copy)["timesteps"] == 512  # from step_256, one more rollout
 
 
+def test_a_resumed_run_continues_sb3s_progress_csv(run_copy, capsys):
+    """The earlier leg's rows stay in ``tb/progress.csv`` (SB3's writer truncates the file it opens)."""
+    import csv
+
+    progress = run_copy / "tb" / "progress.csv"
+    before = progress.read_text()
+    code, _, err = run_cli(capsys, "train", "--resume", run_copy / "checkpoints" / "step_256.zip", "--no-progress")
+    assert code == 0, err
+    after = progress.read_text()
+    assert after.startswith(before) and len(after) > len(before)
+    with open(progress, newline="") as f:
+        steps = [int(float(row["time/total_timesteps"])) for row in csv.DictReader(f) if row["time/total_timesteps"]]
+    assert steps == [256, 512, 512], "the first leg's two rollouts, then the resumed leg's one"
+
+
 def test_resume_into_a_new_folder_named_by_set(tiny_run, capsys):
     original = files(tiny_run)
     code, _, err = run_cli(capsys, "train", "--resume", tiny_run / "checkpoints" / "step_512.zip", "--no-progress",

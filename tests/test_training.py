@@ -192,6 +192,30 @@ def test_exported_policy_matches_the_sb3_policy(smoke_run):
     assert PolicyAgent(ckpt).logits(obs).shape == (307,)  # a .zip checkpoint loads too
 
 
+def test_a_checkpoint_is_converted_once_per_process_and_file_version(smoke_run, monkeypatch):
+    """An evaluation builds its agents again for every game: a ``.zip`` is loaded through sb3 once, not
+    once per game (seconds each), and again only when the file changes."""
+    import os
+
+    from five_towers_env.agents import network_file
+    from five_towers_env.agents.policy import PolicyAgent
+    from five_towers_env.training.checkpoint_curve import run_checkpoints
+
+    cfg, _, _ = smoke_run
+    ckpt = run_checkpoints(cfg.run_dir)[-1][1]
+    converted = []
+    convert = network_file._convert_checkpoint
+    monkeypatch.setattr(network_file, "_convert_checkpoint", lambda path: converted.append(path) or convert(path))
+    monkeypatch.setattr(network_file, "_CHECKPOINTS", {})
+    first, second = PolicyAgent(ckpt), PolicyAgent(ckpt)
+    assert len(converted) == 1
+    assert first.network.meta == second.network.meta and first.path == second.path == ckpt
+    stat = ckpt.stat()
+    os.utime(ckpt, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+    PolicyAgent(ckpt)
+    assert len(converted) == 2, "a checkpoint written again is read again"
+
+
 @pytest.mark.parametrize("num_players, variant", [(2, "base"), (3, "great_powers"), (5, "base")])
 def test_trained_policy_plays_legal_games(smoke_run, num_players, variant):
     from five_towers_env.agents.registry import make_agent

@@ -166,7 +166,21 @@ def check_network_path(path: Path) -> None:
                          "exported by training, e.g. runs/<name>/policy.npz, or a checkpoint step_N.zip)")
 
 
+# checkpoints already converted in this process, by (resolved path, mtime, size): loading one through
+# sb3 takes seconds, and an evaluation builds its agents again for every game
+_CHECKPOINTS: dict[tuple[str, int, int], NetworkFile] = {}
+
+
 def _read_checkpoint(path: Path) -> NetworkFile:
+    """A ``MaskablePPO`` checkpoint's actor, exported and read back (once per process and file version)."""
+    stat = path.stat()
+    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    if key not in _CHECKPOINTS:
+        _CHECKPOINTS[key] = _convert_checkpoint(path)
+    return _CHECKPOINTS[key]
+
+
+def _convert_checkpoint(path: Path) -> NetworkFile:
     """A ``MaskablePPO`` checkpoint's actor, exported and read back."""
     import tempfile
 

@@ -174,3 +174,24 @@ class RunFolder:
 
 __all__ = ["CONFIG_FILE", "RunFolder", "existing_run_message", "plot_curve", "read_csv", "remove_run_files",
            "run_files", "write_csv", "write_problem"]
+
+
+def progress_logger(folder: Path, resume: bool) -> Any:
+    """SB3's logger for a run's ``tb/``: TensorBoard event files and ``progress.csv``; a resumed run
+    continues the CSV of its earlier legs (SB3's own writer would truncate it)."""
+    from stable_baselines3.common.logger import CSVOutputFormat, Logger, TensorBoardOutputFormat
+
+    class ContinuedCSV(CSVOutputFormat):
+        """SB3's CSV writer, opened on the existing file with its header's columns."""
+
+        def __init__(self, filename: str) -> None:  # not SB3's, which opens the file with "w+"
+            self.file = open(filename, "r+")  # the logger closes it
+            self.keys = next(csv.reader([self.file.readline()]), [])
+            self.separator, self.quotechar = ",", '"'
+            self.file.seek(0, 2)
+
+    folder.mkdir(parents=True, exist_ok=True)
+    csv_path = folder / "progress.csv"
+    continued = resume and csv_path.is_file() and csv_path.stat().st_size > 0
+    writer = ContinuedCSV(str(csv_path)) if continued else CSVOutputFormat(str(csv_path))
+    return Logger(folder=str(folder), output_formats=[TensorBoardOutputFormat(str(folder)), writer])

@@ -56,7 +56,7 @@ from five_towers_env.training.eval_games import evaluation_games
 from five_towers_env.training.interrupts import TrainingInterrupted, signal_number, sigterm_as_interrupt
 from five_towers_env.training.pool import OpponentPool
 from five_towers_env.training.reward import shape_reward
-from five_towers_env.training.run_folder import RunFolder
+from five_towers_env.training.run_folder import RunFolder, progress_logger
 from five_towers_env.wrappers.single_agent import SingleAgentGymEnv
 
 if TYPE_CHECKING:
@@ -180,7 +180,6 @@ class Trainer:
 
     def __init__(self, cfg: TrainConfig, resume: str | Path | None = None, progress: bool = True) -> None:
         import torch
-        from stable_baselines3.common.logger import configure
 
         self.created = time.time()
         self.cfg, self.progress = cfg, progress
@@ -216,7 +215,7 @@ class Trainer:
         self.folder.write_config(config_to_dict(cfg))
         # exempt from the atomic writer: tb/ holds TensorBoard's event files and SB3's progress.csv,
         # which their writers append to as the run goes (see five_towers_env/atomic.py)
-        self.model.set_logger(configure(str(self.run_dir / "tb"), ["tensorboard", "csv"]))
+        self.model.set_logger(progress_logger(self.run_dir / "tb", resume=bool(resume)))
         if not resume and cfg.imitation.games:
             self.imitate()
         self._write_eval_log()
