@@ -74,7 +74,7 @@ WRONG_CLAIMS = {
         ["says every command takes --game, but expert, train lack it"]),
     "3 a config that does not exist, credited with the shipped policies": (
         "docs/training.md", "cecc2d6",
-        "five-towers train --config configs/ppo_five_towers_base_setups.yaml   # 5 Towers: base, 3-5 players\n"
+        "five-towers train --config configs/ppo_five_towers_base_mcts.yaml     # 5 Towers: base, 3-5 players\n"
         "five-towers train --config configs/ppo_five_towers_gp_setups.yaml     # 5 Towers: Great Powers, 3-5 players\n",
         "five-towers train --config configs/ppo_five_towers_setups.yaml   "
         "# 5 Towers: base 3-5 players, Great Powers 2-5\n",
