@@ -78,10 +78,9 @@ SPEC = register_game(GameSpec(
     # setups (configs/ppo_campanile_setups.yaml) plays the other 3 to 5 player setups, and one trained on
     # from it against heuristics (configs/ppo_campanile_pile_3-4p.yaml) plays pile with 3 and 4 players
     shipped_policies={"2p-pile": "policies/ppo_campanile_2p.npz", "2p-played": "policies/ppo_campanile_played_2p.npz",
-                      **{f"{n}p-{v}": "policies/ppo_campanile_setups.npz"
-                         for v in ("pile", "played") for n in (3, 4, 5)},
-                      "3p-pile": "policies/ppo_campanile_pile_3-4p.npz",
-                      "4p-pile": "policies/ppo_campanile_pile_3-4p.npz"},
+                      **{f"{n}p-pile": "policies/ppo_campanile_pile_3-4p.npz" for n in (3, 4)},
+                      "5p-pile": "policies/ppo_campanile_setups.npz",
+                      **{f"{n}p-played": "policies/ppo_campanile_setups.npz" for n in (3, 4, 5)}},
     observe=f"{__name__}.observation:encode",
     chance=f"{__name__}.chance:CampanileChance",
     shipped_networks={"2p-pile": "policies/pv_campanile_2p.npz"},
