@@ -45,6 +45,7 @@ def test_ppo_train_refuses_an_expert_config_by_name():
     ({"teacher": "mcts:simulation=9"}, "teacher: "),
     ({"teacher": "mcts", "teacher_temperature": 0}, "teacher_temperature: must be positive"),
     ({"teacher": "mcts", "teacher_prior": -1}, "teacher_prior: must be 0 or more"),
+    ({"teacher": "mcts", "teacher_network_share": 1.5}, "teacher_network_share: in \\[0, 1\\]"),
 ])
 def test_bad_settings_name_the_key(data, message):
     with pytest.raises(ConfigError, match=message):
@@ -179,6 +180,42 @@ def test_a_teacher_prior_tilts_the_targets_towards_the_network(tmp_path):
         return np.mean(out)
 
     assert distance(tilted.policy) < distance(plain.policy)
+
+
+def test_a_network_share_of_one_plays_the_network_s_moves_labelled_by_the_teacher(tmp_path):
+    """``network_share`` 1 after an opening of 0 decisions: the game is the bare network's against itself,
+    move for move, and every position still carries the teacher's target (not the network's policy)."""
+    from five_towers_env.agents.guided import NetworkAgent
+    from five_towers_env.core.game import get_game
+    from five_towers_env.play import play_game
+    from five_towers_env.training.expert_data import teacher_games
+    from five_towers_env.training.pv_model import PolicyValueModel
+
+    spec = get_game("five_towers")
+    torch.manual_seed(0)
+    model = PolicyValueModel("typed", spec.observation_size, spec.num_actions, 2, game="five_towers")
+    model.load_policy(spec.default_policy())
+    path = str(model.export(tmp_path / "net.npz", game="five_towers", num_players=2, variant="base"))
+    dagger, _ = teacher_games(path, "five_towers", 2, "base", [7], "mcts:simulations=24", 0.02, 0,
+                              network_share=1.0)
+    taught, _ = teacher_games(path, "five_towers", 2, "base", [7], "mcts:simulations=24", 0.02, 0)
+    assert not np.array_equal(dagger.obs[:len(taught)], taught.obs[:len(dagger)])  # other games than the teacher's
+
+    seen: list[bytes] = []
+
+    class Watched(NetworkAgent):
+        def act(self, observation, info):
+            seen.append(np.asarray(observation["observation"], dtype=np.float16).tobytes())
+            return super().act(observation, info)
+
+    alone = play_game([Watched(path, game="five_towers") for _ in range(2)], variant="base", seed=7, game="five_towers")
+    rows = [o.tobytes() for o in dagger.obs]
+    assert 10 < len(rows) <= alone["steps"] and all(r in seen for r in rows)
+    assert seen.index(rows[-1]) > seen.index(rows[0])
+    net = NetworkAgent(path, game="five_towers")
+    own = [int(np.argmax(np.where(m, net.logits(o.astype(np.float32)), -np.inf)))
+           for o, m in zip(dagger.obs, dagger.masks)]
+    assert np.mean(dagger.policy.astype(np.float32).argmax(1) != own) > 0.1  # the targets are the teacher's
 
 
 def test_a_policy_value_network_starts_its_value_head_too(tmp_path):

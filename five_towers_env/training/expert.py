@@ -193,7 +193,7 @@ class ExpertTrainer:
                                                                                    size=cfg.games_per_generation)]
         if g < cfg.teacher_generations:
             positions = self._play(pool, teacher_games, seeds, cfg.teacher, cfg.teacher_temperature,
-                                   cfg.temperature_moves, cfg.teacher_prior, bar=bar)
+                                   cfg.temperature_moves, cfg.teacher_prior, cfg.teacher_network_share, bar=bar)
         else:
             positions = self._play(pool, selfplay_games, seeds, cfg.search_settings(cfg.root_noise),
                                    cfg.temperature_moves, cfg.q_scale, bar=bar)

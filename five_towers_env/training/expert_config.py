@@ -70,6 +70,10 @@ class ExpertConfig:
     proportional to `p(a) ** teacher_prior * exp(q(a) / teacher_temperature)` over the valued actions, so
     that value gaps within the rollouts' noise move the network's policy rather than replace it; 0: the
     values alone."""
+    teacher_network_share: float = 0.0
+    """Probability that a decision of the teacher's games outside the sampled opening is played by the run's bare
+    network (its likeliest action) rather than the teacher, which still labels it: the positions the network
+    reaches by its own moves are taught too (DAgger); 0: the teacher plays every move."""
     simulations: int = 64
     """Network evaluations per searched self-play decision."""
     determinisations: int = 8
@@ -164,6 +168,8 @@ class ExpertConfig:
                 raise ConfigError(f"guided: {e}") from None
         if self.teacher_temperature <= 0:
             raise ConfigError(f"teacher_temperature: must be positive, got {self.teacher_temperature!r}")
+        if not 0.0 <= self.teacher_network_share <= 1.0:
+            raise ConfigError(f"teacher_network_share: in [0, 1], got {self.teacher_network_share!r}")
         if self.teacher_prior < 0:
             raise ConfigError(f"teacher_prior: must be 0 or more, got {self.teacher_prior!r}")
         if not self.hidden or not all(int(h) > 0 for h in self.hidden):

@@ -13,7 +13,10 @@
   ``temperature`` (the teacher's choice, with near-equal candidates sharing it), optionally tilted
   towards the run's network (``prior_weight``: its log-probabilities added, so that a few noisy
   rollouts move the network's policy rather than replace it), sampled for the first
-  ``temperature_moves`` decisions of each seat, and the value target the game's outcome.
+  ``temperature_moves`` decisions of each seat, and the value target the game's outcome. With
+  ``network_share`` > 0, each later decision is played by the run's bare network (its likeliest action)
+  with that probability, the teacher still labelling it: the positions the network reaches by its own
+  moves are then taught too, as in DAgger (Ross et al. 2011), not only those the teacher steers to.
 * :func:`network_games`: the bare network plays itself, sampling its moves: quick positions whose
   outcomes teach the value head before the first search; their policy target is the network's own
   distribution, so that learning the value does not move the policy.
@@ -97,11 +100,12 @@ class _TeacherRecorder:
     """A search agent in one seat whose every searched decision is a training position."""
 
     def __init__(self, inner: Any, num_actions: int, temperature: float, temperature_moves: int,
-                 rng: np.random.Generator, prior: NetworkAgent | None = None, prior_weight: float = 0.0) -> None:
+                 rng: np.random.Generator, prior: NetworkAgent | None = None, prior_weight: float = 0.0,
+                 network_share: float = 0.0) -> None:
         self.name = inner.name
         self.inner, self.num_actions, self.temperature = inner, num_actions, temperature
         self.temperature_moves, self.rng = temperature_moves, rng
-        self.prior, self.prior_weight = prior, prior_weight
+        self.prior, self.prior_weight, self.network_share = prior, prior_weight, network_share
         self.rows: list[tuple[np.ndarray, np.ndarray, np.ndarray | None, int]] = []
         self.decisions = 0
 
@@ -113,10 +117,12 @@ class _TeacherRecorder:
             log_prior = z - np.log(np.exp(z).sum())
         target = value_target(self.inner.last_values, self.num_actions, self.temperature, log_prior,
                               self.prior_weight)
+        if target is not None and self.decisions < self.temperature_moves:
+            action = int(self.rng.choice(self.num_actions, p=target / target.sum()))
+        elif self.network_share > 0 and self.prior is not None and self.rng.random() < self.network_share:
+            action = int(np.argmax(_shifted_logits(self.prior, observation)))
         if target is None:  # a single legal action (or one distinct outcome): nothing to learn
             return action
-        if self.decisions < self.temperature_moves:
-            action = int(self.rng.choice(self.num_actions, p=target / target.sum()))
         self.decisions += 1
         self.rows.append((np.asarray(observation["observation"], dtype=np.float16),
                           np.asarray(observation["action_mask"], dtype=bool), target, int(info["seat"])))
@@ -185,12 +191,13 @@ def selfplay_games(network: str, game: str, num_players: int, variant: str, seed
 
 
 def teacher_games(network: str, game: str, num_players: int, variant: str, seeds: Sequence[int], teacher: str,
-                  temperature: float, temperature_moves: int,
-                  prior_weight: float = 0.0) -> tuple[Positions, dict[str, float]]:
+                  temperature: float, temperature_moves: int, prior_weight: float = 0.0,
+                  network_share: float = 0.0) -> tuple[Positions, dict[str, float]]:
     """Positions from self-play games of the search agent ``teacher`` (a registry spec) dealt by ``seeds``;
     and the numbers of games and decisions. A ``guided`` teacher without a ``path`` searches with
     ``network``, the run's current one (expert iteration with the game's rollout search as its judge:
-    ``guided:search=rollouts``); ``prior_weight`` > 0 tilts the targets towards ``network``'s policy."""
+    ``guided:search=rollouts``); ``prior_weight`` > 0 tilts the targets towards ``network``'s policy;
+    ``network_share``: the probability that a decision after the sampled opening is ``network``'s move."""
     import dataclasses
 
     from five_towers_env.core.game import get_game
@@ -200,13 +207,14 @@ def teacher_games(network: str, game: str, num_players: int, variant: str, seeds
     spec = parse_agent_spec(teacher, game=game)
     if spec.name == "guided" and "path" not in dict(spec.kwargs):
         spec = dataclasses.replace(spec, kwargs=(*spec.kwargs, ("path", network)))
-    prior = NetworkAgent(network, game=game) if prior_weight > 0 else None
+    prior = NetworkAgent(network, game=game) if prior_weight > 0 or network_share > 0 else None
     parts = []
     decisions = 0
     for seed in seeds:
         rng = np.random.default_rng([seed, 3])
         seats = [_TeacherRecorder(spec.build(seed=int(rng.integers(1 << 62))), num_actions, temperature,
-                                  temperature_moves, rng, prior, prior_weight) for _ in range(num_players)]
+                                  temperature_moves, rng, prior, prior_weight, network_share)
+                 for _ in range(num_players)]
         result = play_game(seats, variant=variant, seed=seed, game=game)
         parts.append(_positions(seats, result["winners"], num_players, num_actions))
         decisions += result["steps"]
