@@ -14,9 +14,10 @@
   towards the run's network (``prior_weight``: its log-probabilities added, so that a few noisy
   rollouts move the network's policy rather than replace it), sampled for the first
   ``temperature_moves`` decisions of each seat, and the value target the game's outcome. With
-  ``network_share`` > 0, each later decision is played by the run's bare network (its likeliest action)
-  with that probability, the teacher still labelling it: the positions the network reaches by its own
-  moves are then taught too, as in DAgger (Ross et al. 2011), not only those the teacher steers to.
+  ``network_share`` > 0, each decision outside that sampled opening is played by the run's bare
+  network (its likeliest action) with that probability, the teacher still labelling it: the positions
+  the network reaches by its own moves are then taught too, as in DAgger (Ross et al. 2011), not only
+  those the teacher steers to.
 * :func:`network_games`: the bare network plays itself, sampling its moves: quick positions whose
   outcomes teach the value head before the first search; their policy target is the network's own
   distribution, so that learning the value does not move the policy.
@@ -100,27 +101,27 @@ class _TeacherRecorder:
     """A search agent in one seat whose every searched decision is a training position."""
 
     def __init__(self, inner: Any, num_actions: int, temperature: float, temperature_moves: int,
-                 rng: np.random.Generator, prior: NetworkAgent | None = None, prior_weight: float = 0.0,
+                 rng: np.random.Generator, network: NetworkAgent | None = None, prior_weight: float = 0.0,
                  network_share: float = 0.0) -> None:
         self.name = inner.name
         self.inner, self.num_actions, self.temperature = inner, num_actions, temperature
         self.temperature_moves, self.rng = temperature_moves, rng
-        self.prior, self.prior_weight, self.network_share = prior, prior_weight, network_share
+        self.network, self.prior_weight, self.network_share = network, prior_weight, network_share
         self.rows: list[tuple[np.ndarray, np.ndarray, np.ndarray | None, int]] = []
         self.decisions = 0
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
         action = self.inner.act(observation, info)
         log_prior = None
-        if self.prior is not None and self.prior_weight > 0:
-            z = _shifted_logits(self.prior, observation)
+        if self.network is not None and self.prior_weight > 0:
+            z = _shifted_logits(self.network, observation)
             log_prior = z - np.log(np.exp(z).sum())
         target = value_target(self.inner.last_values, self.num_actions, self.temperature, log_prior,
                               self.prior_weight)
         if target is not None and self.decisions < self.temperature_moves:
             action = int(self.rng.choice(self.num_actions, p=target / target.sum()))
-        elif self.network_share > 0 and self.prior is not None and self.rng.random() < self.network_share:
-            action = int(np.argmax(_shifted_logits(self.prior, observation)))
+        elif self.network_share > 0 and self.network is not None and self.rng.random() < self.network_share:
+            action = int(np.argmax(_shifted_logits(self.network, observation)))
         if target is None:  # a single legal action (or one distinct outcome): nothing to learn
             return action
         self.decisions += 1
@@ -197,7 +198,7 @@ def teacher_games(network: str, game: str, num_players: int, variant: str, seeds
     and the numbers of games and decisions. A ``guided`` teacher without a ``path`` searches with
     ``network``, the run's current one (expert iteration with the game's rollout search as its judge:
     ``guided:search=rollouts``); ``prior_weight`` > 0 tilts the targets towards ``network``'s policy;
-    ``network_share``: the probability that a decision after the sampled opening is ``network``'s move."""
+    ``network_share``: the probability that a decision outside the sampled opening is ``network``'s move."""
     import dataclasses
 
     from five_towers_env.core.game import get_game
@@ -207,13 +208,13 @@ def teacher_games(network: str, game: str, num_players: int, variant: str, seeds
     spec = parse_agent_spec(teacher, game=game)
     if spec.name == "guided" and "path" not in dict(spec.kwargs):
         spec = dataclasses.replace(spec, kwargs=(*spec.kwargs, ("path", network)))
-    prior = NetworkAgent(network, game=game) if prior_weight > 0 or network_share > 0 else None
+    bare = NetworkAgent(network, game=game) if prior_weight > 0 or network_share > 0 else None
     parts = []
     decisions = 0
     for seed in seeds:
         rng = np.random.default_rng([seed, 3])
         seats = [_TeacherRecorder(spec.build(seed=int(rng.integers(1 << 62))), num_actions, temperature,
-                                  temperature_moves, rng, prior, prior_weight, network_share)
+                                  temperature_moves, rng, bare, prior_weight, network_share)
                  for _ in range(num_players)]
         result = play_game(seats, variant=variant, seed=seed, game=game)
         parts.append(_positions(seats, result["winners"], num_players, num_actions))
