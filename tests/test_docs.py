@@ -166,7 +166,8 @@ def test_campanile_figures_are_the_result_files():
 
 #: the expert-iteration table of docs/results.md: its rows' result folders
 EXPERT_RESULTS = ["expert_2p_dagger/guided_vs_mcts", "expert_2p_dagger/guided_vs_heuristic",
-                  "expert_2p_dagger/net_vs_heuristic", "expert_2p_dagger/net_vs_mcts", "expert_2p_dagger/ppo_vs_heuristic",
+                  "expert_2p_dagger/net_vs_heuristic", "expert_2p_dagger/net_vs_mcts",
+                  "expert_2p_dagger/ppo_vs_heuristic",
                   "expert_campanile_2p/guided_vs_heuristic", "expert_campanile_2p/guided_vs_mcts",
                   "expert_campanile_2p/net_vs_heuristic", "expert_campanile_2p/net_vs_mcts",
                   "expert_campanile_2p/ppo_vs_heuristic"]
