@@ -29,10 +29,18 @@ registration.install()
 _SUBPACKAGES = ("agents", "core", "evaluation", "games", "integrations", "training", "wrappers")
 
 
+def engine_backend() -> str:
+    """``"native"`` or ``"python"``: the engine the games run on now (``FIVE_TOWERS_ENGINE`` forces one;
+    unset, the native core wherever it was built; :mod:`five_towers_env.core.backend`)."""
+    from five_towers_env.core.backend import engine_backend as active
+
+    return active()
+
+
 def __getattr__(name: str) -> Any:
     if name in _SUBPACKAGES:
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["ENV_ID", "__version__"]
+__all__ = ["ENV_ID", "__version__", "engine_backend"]

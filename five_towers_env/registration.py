@@ -25,6 +25,9 @@ from typing import Any, NamedTuple
 from five_towers_env.core import game as registry
 
 SINGLE_AGENT_ENTRY_POINT = "five_towers_env.wrappers.single_agent:SingleAgentGymEnv"
+#: ``gymnasium.make_vec(id, num_envs=N, vectorization_mode="vector_entry_point")``: the batched native one
+#: (a game without a native core says so when it is made)
+VECTOR_ENTRY_POINT = "five_towers_env.wrappers.gym_vector:make_vector"
 
 
 class Ids(NamedTuple):
@@ -66,7 +69,8 @@ def _gymnasium_ids(ids: Ids) -> None:
     import gymnasium
 
     if ids.gymnasium_id and ids.gymnasium_id not in gymnasium.registry:
-        gymnasium.register(id=ids.gymnasium_id, entry_point=SINGLE_AGENT_ENTRY_POINT, kwargs={"game": ids.name})
+        gymnasium.register(id=ids.gymnasium_id, entry_point=SINGLE_AGENT_ENTRY_POINT, kwargs={"game": ids.name},
+                           vector_entry_point=VECTOR_ENTRY_POINT)
 
 
 def register_pettingzoo() -> None:

@@ -133,6 +133,8 @@ def run_steps(path: Path, case: dict, env, compare) -> None:
         assert str(err.value), f"{path.name}: the rejection gives no message"
         return
     env.reset(seed=seed, options={"position": pos})
+    forced = os.environ.get("FIVE_TOWERS_ENGINE")
+    assert forced is None or env.game.backend == forced, f"{path.name}: ran on {env.game.backend}, not {forced}"
     for i, step in enumerate(case["steps"]):
         where = f"{path.name} step {i} {json.dumps(step)}"
         ((kind, value),) = step.items()

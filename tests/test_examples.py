@@ -122,3 +122,13 @@ def test_train_throughput_benchmark(tmp_path):
     result = json.loads(out_json.read_text())
     assert set(result["rows"]) == {"campanile/new", "campanile/same"}
     assert result["ratios"]["campanile: new / same, steps_per_s"]["median"] > 0
+
+
+def test_vector_env_training_example():
+    pytest.importorskip("torch")
+    from five_towers_env.core.backend import native_built
+
+    if not native_built()[0]:
+        pytest.skip("the native core is not built: no batched vector environment")
+    out = run("examples/vector_env_training.py", "--envs", "16", "--steps", "4", "--updates", "3")
+    assert "update    3:      192 learner steps, win rate" in out

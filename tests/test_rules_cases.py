@@ -12,6 +12,8 @@ import os
 
 import pytest
 
+from five_towers_env.core.backend import native_built
+
 from rules_case_runner import OWN_CAMPANILE_CASES, OWN_CASES, SHARED_CASES, case_files, run_case
 
 CASES = case_files()
@@ -21,9 +23,14 @@ def _case_id(path) -> str:
     return f"{path.parent.name}/{path.name}"
 
 
+@pytest.mark.parametrize("backend", ["native", "python"])
 @pytest.mark.parametrize("path", CASES, ids=[_case_id(p) for p in CASES])
-def test_rules_case(path):
-    run_case(path)
+def test_rules_case(path, backend, monkeypatch):
+    """Every case on each backend, each as its own test (native skipped where the core was not built)."""
+    if backend == "native" and not native_built()[0]:
+        pytest.skip(f"native core not built: {native_built()[1]}")
+    monkeypatch.setenv("FIVE_TOWERS_ENGINE", backend)
+    run_case(path)  # the runner checks that the case's state is of this backend
 
 
 def test_own_cases_are_found():

@@ -31,6 +31,7 @@ class BuiltinGame:
     env: str
     pettingzoo_id: str
     gymnasium_id: str
+    native_module: str = ""  # its compiled native core, when it has one (five_towers_env.core.backend)
 
 
 # The one place outside the games that names them (tests/test_game_neutral.py allows these two
@@ -38,9 +39,11 @@ class BuiltinGame:
 #: the package's own games: name -> where it lives and its ids (its package is imported on first use)
 BUILTIN_GAMES: Mapping[str, BuiltinGame] = {
     "five_towers": BuiltinGame("five_towers_env.games.five_towers", "five_towers_env.games.five_towers.aec:env",
-                               "five_towers_env/FiveTowers-v0", "five_towers_env/FiveTowers-v0"),
+                               "five_towers_env/FiveTowers-v0", "five_towers_env/FiveTowers-v0",
+                               "five_towers_env.games.five_towers._native"),
     "campanile": BuiltinGame("five_towers_env.games.campanile", "five_towers_env.games.campanile.aec:env",
-                             "five_towers_env/Campanile-v0", "five_towers_env/Campanile-v0"),
+                             "five_towers_env/Campanile-v0", "five_towers_env/Campanile-v0",
+                             "five_towers_env.games.campanile._native"),
 }
 #: the game a tool plays when none is named
 DEFAULT_GAME = "five_towers"
@@ -68,9 +71,12 @@ def _module(name: str) -> Any:
 
 
 def load(target: str) -> Any:
-    """The object at ``"module:attribute"``."""
+    """The object at ``"module:attribute"`` (the attribute may be dotted: ``"module:Class.method"``)."""
     module, _, attr = target.partition(":")
-    return getattr(importlib.import_module(module), attr)
+    obj = importlib.import_module(module)
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    return obj
 
 
 #: the agents every game has: uniform random (reads only the mask), a trained policy (``path=...``),
@@ -139,6 +145,11 @@ class GameSpec:
         architectures: the policy networks that read the game's observation layout, besides ``mlp`` (which
             reads any game's): name -> ``"module:attribute"`` of the layout that network reads (``typed``: a
             :class:`~five_towers_env.core.typed_net.TypedLayout`).
+        engine: ``"module:callable"``: ``(num_players, variant, rng, **options) -> state``, a new game of the
+            Python reference engine dealt with the numpy generator ``rng`` (:meth:`new_state`).
+        native_engine: the same for the game's native (C++) core; empty: none (the game runs on Python
+            whatever ``FIVE_TOWERS_ENGINE`` says). Its module must also have ``from_python(state)``, the native
+            state equal to a reference state (:meth:`adopt`).
         ladder: a folder inside the game's package holding its rating ladder
             (:mod:`~five_towers_env.evaluation.ladder`): ``plan.json``, how it is calibrated, and one
             ``<players>p-<variant>.json`` per calibrated setup, which ``five-towers rate`` places agents on;
@@ -171,6 +182,8 @@ class GameSpec:
     observations: Mapping[str, str] = field(default_factory=dict)
     architectures: Mapping[str, str] = field(default_factory=dict)
     ladder: str = ""
+    engine: str = ""
+    native_engine: str = ""
 
     def __post_init__(self) -> None:
         targets = ("raw_env", "env", "save_position", "check_setup", "ui")
@@ -199,6 +212,40 @@ class GameSpec:
             name = "openspiel-mcts" if self.perfect_information else "openspiel-ismcts"
             found[name] = OPENSPIEL_AGENTS[name]
         return {name: target for name, target in found.items() if name not in self.agents}
+
+    def backend(self) -> str:
+        """``"native"`` or ``"python"``: the engine :meth:`new_state` uses now for this game
+        (:func:`five_towers_env.engine_backend`, and Python for a game without a native core)."""
+        from five_towers_env.core.backend import engine_backend
+
+        return engine_backend() if self.native_engine else "python"
+
+    def new_state(self, num_players: int, variant: str | None = None, seed: int | None = None,
+                  rng: Any = None, **options: Any) -> Any:
+        """A new game on the active backend: a bare engine state with the ``State`` protocol, dealt with
+        ``rng`` (a numpy generator, kept by the state) or ``numpy.random.default_rng(seed)``; the same seed
+        deals the same game on both backends. ``options`` are the game's own (5 Towers ``start_player``,
+        Campanile ``bet_chip``)."""
+        if not self.engine:
+            raise ValueError(f"{self.title} declares no engine (GameSpec.engine): it has no bare states")
+        import numpy as np
+
+        variant = self.default_variant if variant is None else variant
+        self.check(num_players, variant)
+        rng = np.random.default_rng(seed) if rng is None else rng
+        make = self.native_engine if self.backend() == "native" and _is_pcg64(rng) else self.engine
+        return load(make)(num_players, variant, rng, **options)
+
+    def adopt(self, state: Any) -> Any:
+        """``state`` (of either backend) on the active backend: a reference state becomes the equal native
+        one where native is active; anything else is returned as it is."""
+        if self.backend() != "native" or getattr(state, "backend", "python") == "native":
+            return state
+        rng = getattr(state, "rng", None)
+        if rng is None or not _is_pcg64(rng):  # the native cores keep a PCG64 generator of their own
+            return state
+        module = self.native_engine.partition(":")[0]
+        return _module(module).from_python(state)
 
     @property
     def default_variant(self) -> str:
@@ -307,6 +354,14 @@ class GameSpec:
         if not setups:
             return None
         return self.policy_path(*parse_setup_key(setups[0]), version)
+
+
+def _is_pcg64(rng: Any) -> bool:
+    """Whether ``rng`` is a numpy generator on PCG64 (the native cores draw as it does), or None."""
+    if rng is None:
+        return True
+    bit_generator = getattr(rng, "bit_generator", None)
+    return type(bit_generator).__name__ == "PCG64"
 
 
 #: name -> spec of every game registered so far

@@ -72,6 +72,8 @@ class ScoredState:
     """The base of an engine: ``winners()`` and ``returns()`` derived from ``scores()`` and ``is_terminal()``."""
 
     num_players: int
+    #: which engine the state runs on (a native core's states say "native": core.native.wrapper)
+    backend = "python"
 
     def scores(self) -> list[int]:
         """Each seat's score if the game were scored now."""

@@ -85,6 +85,8 @@ SPEC = register_game(GameSpec(
     chance=f"{__name__}.chance:CampanileChance",
     shipped_networks={"2p-pile": "policies/pv_campanile_2p.npz"},
     ladder="ladder",
+    # the bare engines: the Python reference, and the native core beside it (five_towers_env.engine_backend)
+    engine=f"{__name__}.state:CampanileState.new_game", native_engine=f"{__name__}.native_engine:new_game",
 ))
 
 __all__ = ["SPEC",

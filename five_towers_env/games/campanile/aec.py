@@ -50,7 +50,7 @@ class raw_env(GameEnv):
     """
 
     game_spec = SPEC  # GameEnv: the codec, the position format and the name
-    game: CampanileState  # the state (None until the first reset)
+    game: Any  # the state (None until the first reset): a CampanileState, or its native twin (SPEC.new_state)
     _reset_options = RESET_OPTIONS  # GameEnv: the reset option check
     _position_keys = POSITION_KEYS
     metadata = {"render_modes": ["human", "ansi", "rgb_array"], "is_parallelizable": False,
@@ -80,8 +80,9 @@ class raw_env(GameEnv):
         if "position" in options:
             game = load_position(options["position"], rng)
             self._check_setup_of(game)
-        else:
-            game = CampanileState.new_game(self.num_players, self.variant, rng, bet_chip=self.bet_chip)
+            game = SPEC.adopt(game)
+        else:  # a state of the active backend (five_towers_env.engine_backend())
+            game = SPEC.new_state(self.num_players, self.variant, rng=rng, bet_chip=self.bet_chip)
         self._start(game, rng)
 
     def _check_setup_of(self, game: CampanileState) -> None:
@@ -97,6 +98,9 @@ class raw_env(GameEnv):
         """``{"observation": float32 vector, "action_mask": int8}``; the mask is all zeros off turn."""
         seat = self.agent_name_mapping[agent]
         game = self.game
+        if game.backend == "native":  # the mask and the vector written in C++
+            mask = game.mask() if seat == game.current_player else np.zeros(A.NUM_ACTIONS, dtype=np.int8)
+            return {"observation": game.observe(seat), "action_mask": mask}
         mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
         if seat == game.current_player:
             for a in game.legal_actions():  # empty once the game is over
@@ -106,7 +110,7 @@ class raw_env(GameEnv):
     def _advance(self) -> None:
         """Publish the turn: the agent on move, or at game end the rewards, terminations and final infos."""
         game = self.game
-        if game.done:
+        if game.is_terminal():
             self._publish_end(game.returns())
             # the seat that ended the game stays selected; _was_dead_step walks the rest
             self.agent_selection = self.possible_agents[game.current_player]

@@ -106,6 +106,8 @@ SPEC = register_game(GameSpec(
     # tower types alike (ppo.architecture: typed)
     observations={"dict": f"{__name__}.dict_wrapper:DictObservationWrapper"},
     architectures={"typed": f"{__name__}.typed_layout:LAYOUT"},
+    # the bare engines: the Python reference, and the native core beside it (five_towers_env.engine_backend)
+    engine=f"{__name__}.state:GameState.new_game", native_engine=f"{__name__}.native_engine:new_game",
 ))
 
 __all__ = [

@@ -14,7 +14,7 @@ from five_towers_env.games.five_towers.dict_observation import dict_observation_
 from five_towers_env.games.five_towers.observation import OBS_SIZE, SeatCache, encode
 from five_towers_env.games.five_towers.position import POSITION_KEYS, PositionError, load_position
 from five_towers_env.games.five_towers.render import render_frame
-from five_towers_env.games.five_towers.state import PHASE_NAMES, VARIANTS, GameState, Phase, check_setup
+from five_towers_env.games.five_towers.state import PHASE_NAMES, VARIANTS, Phase, check_setup
 
 REWARDS = ("win_loss", "margin")
 GAME_OVER = Phase.GAME_OVER
@@ -49,7 +49,7 @@ class raw_env(GameEnv):
     """
 
     game_spec = SPEC  # GameEnv: the codec, the position format and the name
-    game: GameState  # the state (None until the first reset)
+    game: Any  # the state (None until the first reset): a GameState, or its native twin (SPEC.new_state)
     _reset_options = RESET_OPTIONS  # GameEnv: the reset option check
     _position_keys = POSITION_KEYS
     metadata = {"render_modes": ["human", "ansi", "rgb_array"], "is_parallelizable": False,
@@ -94,10 +94,9 @@ class raw_env(GameEnv):
             pos = options["position"]
             if isinstance(pos, dict):
                 self._check_position_setup(pos)
-            game = load_position(pos, rng)
-        else:
-            game = GameState.new_game(self.num_players, self.variant, rng,
-                                      start_player=options.get("start_player", 0))
+            game = SPEC.adopt(load_position(pos, rng))
+        else:  # a state of the active backend (five_towers_env.engine_backend())
+            game = SPEC.new_state(self.num_players, self.variant, rng=rng, start_player=options.get("start_player", 0))
         self._start(game, rng)
 
     def _check_position_setup(self, pos: dict) -> None:
@@ -115,11 +114,16 @@ class raw_env(GameEnv):
         """``{"observation": float32 vector (or dict of float32 arrays), "action_mask": int8}``; the
         mask is all zeros off turn."""
         seat = self.agent_name_mapping[agent]
-        mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
-        if seat == self.game.current_player:
-            for a in self.game.legal_actions():  # a few ids: faster than fancy indexing with a list
-                mask[a] = 1
-        vector = encode(self.game, seat, self._seat_cache)
+        game = self.game
+        if game.backend == "native":  # the mask and the vector written in C++
+            mask = game.mask() if seat == game.current_player else np.zeros(A.NUM_ACTIONS, dtype=np.int8)
+            vector = game.observe(seat)
+        else:
+            mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
+            if seat == game.current_player:
+                for a in game.legal_actions():  # a few ids: faster than fancy indexing with a list
+                    mask[a] = 1
+            vector = encode(game, seat, self._seat_cache)
         if self.observation_mode == "dict":
             return {"observation": split_flat(vector), "action_mask": mask}
         return {"observation": vector, "action_mask": mask}
@@ -128,12 +132,12 @@ class raw_env(GameEnv):
         """Apply forced single-choice decisions (unless explicit) and publish the new turn."""
         game = self.game
         if not self.explicit:
-            while game.phase != GAME_OVER:
+            while not game.is_terminal():
                 legal = game.legal_actions()
                 if len(legal) != 1:
                     break
                 game.apply_action(legal[0])
-        if game.phase == GAME_OVER:
+        if game.is_terminal():
             self._publish_end(self._final_rewards(game.scores(), game.winners()))
             # the seat that ended the game stays selected; _was_dead_step walks the rest
             if getattr(self, "agent_selection", None) not in self.agents:

@@ -433,6 +433,8 @@ def _bid_slot(bid: int | None) -> int:
 
 def encode(state: GameState, observer: int, cache: SeatCache | None = None) -> np.ndarray:
     """The observation of seat ``observer`` as a float32 vector of length ``OBS_SIZE``."""
+    if state.backend == "native":  # written by the native core, the same vector
+        return state.observe(observer)  # type: ignore[attr-defined]  # a NativeState: core.native.wrapper
     return (cache or _DEFAULT_CACHE).encode(state, observer)
 
 

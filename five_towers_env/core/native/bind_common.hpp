@@ -1,0 +1,181 @@
+// The game-neutral half of every game's Python binding: the State methods every engine shares, and
+// the batched vector environment over N games. A game's module.cpp binds its own construction and
+// fields, then calls bind_state<G>(m, cls) and bind_vector_env<G>(m). Everything here checks its
+// inputs and raises a Python exception (IndexError / ValueError / TypeError); nothing a caller passes
+// can crash the interpreter.
+#pragma once
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <array>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "rng.hpp"
+#include "vector_env.hpp"
+
+namespace ftcore {
+
+namespace py = pybind11;
+
+inline Pcg64 rng_from_py(const std::array<uint64_t, 6>& words) { return Pcg64::from_words(words); }
+
+template <class G>
+void check_seat(const G& g, int seat) {
+  if (seat < 0 || seat >= g.num_players())
+    throw py::index_error("seat " + std::to_string(seat) + " is not a seat 0.." + std::to_string(g.num_players() - 1));
+}
+
+// a writable, C-contiguous array of `count` items of T (the caller's preallocated output)
+template <class T>
+T* out_buffer(py::array& out, size_t count, const char* what) {
+  if (!py::isinstance<py::array_t<T>>(out) || !(out.flags() & py::array::c_style) || !out.writeable())
+    throw py::type_error(std::string(what) + " must be a writable C-contiguous " + py::str(py::dtype::of<T>()).cast<std::string>() + " array");
+  if (static_cast<size_t>(out.size()) != count)
+    throw py::value_error(std::string(what) + " must hold " + std::to_string(count) + " items, got " + std::to_string(out.size()));
+  return static_cast<T*>(out.mutable_data());
+}
+
+template <class G, class C>
+void bind_state(py::module_& m, C& cls) {
+  (void)m;
+  cls.def_property_readonly("num_players", &G::num_players)
+      .def_property_readonly("current_player", &G::current_player)
+      .def_property_readonly("phase", &G::phase)
+      .def_property_readonly("phase_name", [](const G& g) { return std::string(g.phase_name()); })
+      .def("is_terminal", &G::is_terminal)
+      .def("legal_actions", [](G& g) { return g.legal_actions(); })
+      .def("apply_action", &G::apply_action, py::arg("action"),
+           "Apply a legal action; False (and nothing changed) for any other int.")
+      .def("scores", [](const G& g) {
+        std::array<int, 8> s{};
+        g.scores(s.data());
+        return std::vector<int>(s.begin(), s.begin() + g.num_players());
+      })
+      .def("observe", [](const G& g, int seat, py::object out) -> py::object {
+        check_seat(g, seat);
+        if (out.is_none()) {
+          py::array_t<float> arr(G::kObsSize);
+          g.observe(seat, arr.mutable_data());
+          return std::move(arr);
+        }
+        py::array a = out.cast<py::array>();
+        g.observe(seat, out_buffer<float>(a, G::kObsSize, "out"));
+        return out;
+      }, py::arg("seat"), py::arg("out") = py::none())
+      .def("mask", [](G& g, py::object out) -> py::object {
+        py::array a = out.is_none() ? py::array(py::array_t<int8_t>(G::kNumActions)) : out.cast<py::array>();
+        int8_t* p = out_buffer<int8_t>(a, G::kNumActions, "out");
+        std::fill(p, p + G::kNumActions, int8_t{0});
+        if (!g.is_terminal())
+          for (int x : g.legal_actions()) p[x] = 1;
+        return std::move(a);
+      }, py::arg("out") = py::none())
+      .def("clone", [](const G& g) { return G(g); })
+      .def("__copy__", [](const G& g) { return G(g); })
+      .def("__deepcopy__", [](const G& g, py::object) { return G(g); }, py::arg("memo"))
+      .def("public_view", [](const G& g, int seat) { check_seat(g, seat); return g.public_view(seat); }, py::arg("seat"))
+      .def("determinize", [](const G& g, int observer, const std::array<uint64_t, 6>& words) {
+        check_seat(g, observer);
+        return g.determinize(observer, rng_from_py(words));
+      }, py::arg("observer"), py::arg("rng_words"))
+      .def("rng_words", [](G& g) { return g.rng().words(); })
+      .def("set_rng_words", [](G& g, const std::array<uint64_t, 6>& words) { g.rng() = rng_from_py(words); })
+      .def("rng_draws", [](G& g) { return g.rng().draws(); });
+  m.attr("NUM_ACTIONS") = G::kNumActions;
+  m.attr("OBS_SIZE") = G::kObsSize;
+  // the bare engine's speed, without Python in the loop: `games` random games from `template`'s setup,
+  // uniform random legal moves drawn from default_rng(seed); returns the decisions made
+  m.def("random_playouts", [](const G& templ, int games, uint64_t seed) {
+    if (games < 0 || games > 100000000) throw py::value_error("games must be 0..100000000");
+    py::gil_scoped_release release;
+    return random_playouts(templ, games, seed);
+  }, py::arg("template"), py::arg("games"), py::arg("seed"));
+}
+
+template <class G>
+void bind_vector_env(py::module_& m) {
+  using V = VectorEnv<G>;
+  py::class_<V>(m, "VectorEnv", R"doc(N games stepped in one call (the GIL released while they step).
+
+Each game's seat on move, observation and mask are written into the caller's preallocated arrays; a
+game that ends reports every seat's reward (+1 each winner, -1 the others) and scores, and is dealt
+again at once from its own generator (as the PettingZoo environment's unseeded reset does).)doc")
+      .def(py::init([](const G& templ, int num_envs, bool explicit_choices) {
+             if (num_envs < 1 || num_envs > (1 << 20)) throw py::value_error("num_envs must be 1..1048576");
+             return new V(templ, num_envs, explicit_choices);
+           }),
+           py::arg("template"), py::arg("num_envs"), py::arg("explicit") = false)
+      .def_property_readonly("num_envs", &V::num_envs)
+      .def_property_readonly("num_players", [](const V& v) { return v.num_players(); })
+      .def("reset", [](V& v, py::array_t<uint64_t, py::array::c_style | py::array::forcecast> seeds) {
+        if (seeds.ndim() != 1 || seeds.shape(0) != v.num_envs())
+          throw py::value_error("seeds must be a 1-D array of num_envs seeds");
+        std::vector<uint64_t> s(seeds.data(), seeds.data() + v.num_envs());
+        py::gil_scoped_release release;
+        v.reset(s);
+      }, py::arg("seeds"))
+      .def("write", [](V& v, py::array obs, py::array mask, py::array seat) {
+        float* o = out_buffer<float>(obs, static_cast<size_t>(v.num_envs()) * G::kObsSize, "obs");
+        int8_t* k = out_buffer<int8_t>(mask, static_cast<size_t>(v.num_envs()) * G::kNumActions, "mask");
+        int32_t* s = out_buffer<int32_t>(seat, static_cast<size_t>(v.num_envs()), "seat");
+        py::gil_scoped_release release;
+        v.write(o, k, s);
+      }, py::arg("obs"), py::arg("mask"), py::arg("seat"),
+         "Write each game's seat on move, its observation and its mask.")
+      .def("step", [](V& v, py::array_t<int64_t, py::array::c_style | py::array::forcecast> actions, py::array rewards,
+                      py::array done, py::array scores, py::object final_seat, py::object final_obs) {
+        if (actions.ndim() != 1 || actions.shape(0) != v.num_envs())
+          throw py::value_error("actions must be a 1-D array of num_envs ids");
+        const size_t n = static_cast<size_t>(v.num_envs());
+        float* r = out_buffer<float>(rewards, n * kMaxSeats, "rewards");
+        uint8_t* d = out_buffer<uint8_t>(done, n, "done");
+        int32_t* sc = out_buffer<int32_t>(scores, n * kMaxSeats, "scores");
+        const int32_t* fs = nullptr;
+        float* fo = nullptr;
+        py::array fs_arr, fo_arr;
+        if (final_seat.is_none() != final_obs.is_none())
+          throw py::value_error("final_seat and final_obs go together");
+        if (!final_obs.is_none()) {
+          fs_arr = final_seat.cast<py::array>();
+          fo_arr = final_obs.cast<py::array>();
+          fs = out_buffer<int32_t>(fs_arr, n, "final_seat");
+          fo = out_buffer<float>(fo_arr, n * G::kObsSize, "final_obs");
+        }
+        const int64_t* a = actions.data();
+        long bad;
+        {
+          py::gil_scoped_release release;
+          bad = v.step(a, r, d, sc, fs, fo);
+        }
+        if (bad >= 0)
+          throw py::value_error("illegal action " + std::to_string(a[bad]) + " in game " + std::to_string(bad) +
+                                " (no game was stepped)");
+      }, py::arg("actions"), py::arg("rewards"), py::arg("done"), py::arg("scores"), py::arg("final_seat") = py::none(),
+         py::arg("final_obs") = py::none(),
+         R"doc(Apply one action per game: an id, RANDOM (-1: a uniform random legal move from the env's own move
+generator) or SKIP (-2: the game waits). An illegal action raises ValueError naming the game, and then
+no game has moved. A finished game's row of rewards (float32, MAX_SEATS wide: +1 each winner, -1 the
+other seats, 0 beyond num_players) and scores is written, done set, final_seat[i]'s observation of the
+final position written into final_obs (when given), and the game dealt again; other rows are zeroed.)doc")
+      .def("seed_moves", [](V& v, uint64_t seed) { v.seed_moves(seed); }, py::arg("seed"),
+           "Seed the generators of the -1 (random) moves: env i's is default_rng(seed + i).")
+      .def("state", [](const V& v, int i) {
+        if (i < 0 || i >= v.num_envs()) throw py::index_error("game index out of range");
+        return v.game(i);
+      }, py::arg("index"))
+      .def("set_state", [](V& v, int i, const G& g) {
+        if (i < 0 || i >= v.num_envs()) throw py::index_error("game index out of range");
+        if (g.num_players() != v.num_players()) throw py::value_error("the state has another number of players");
+        v.set_game(i, g);
+      }, py::arg("index"), py::arg("state"));
+  m.attr("MAX_SEATS") = kMaxSeats;
+  m.attr("RANDOM") = kRandom;
+  m.attr("SKIP") = kSkip;
+}
+
+}  // namespace ftcore

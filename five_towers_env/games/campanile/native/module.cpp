@@ -1,0 +1,270 @@
+// five_towers_env.games.campanile._native: the C++ Campanile engine (State), its vector env, and the
+// fields / from_fields round trip native_state.py builds the Python CampanileState from.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <chrono>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "bind_common.hpp"
+#include "observation.hpp"
+#include "state.hpp"
+
+namespace py = pybind11;
+using cp::State;
+
+namespace {
+
+int parse_variant(const std::string& s) {
+  if (s == "pile") return cp::kPile;
+  if (s == "played") return cp::kPlayed;
+  throw py::value_error("variant must be one of 'pile', 'played', got '" + s + "'");
+}
+
+int parse_bet_chip(const std::string& s) {
+  if (s == "at_least") return cp::kAtLeast;
+  if (s == "exact") return cp::kExact;
+  throw py::value_error("bet_chip must be one of 'at_least', 'exact', got '" + s + "'");
+}
+
+State::Options make_options(int num_players, const std::string& variant, const std::string& bet_chip) {
+  if (num_players < cp::kMinPlayers || num_players > cp::kMaxPlayers)
+    throw py::value_error("num_players must be an integer from 2 to 5, got " + std::to_string(num_players));
+  State::Options o;
+  o.num_players = num_players;
+  o.variant = parse_variant(variant);
+  o.bet_chip = parse_bet_chip(bet_chip);
+  return o;
+}
+
+const char* variant_name(int v) { return v == cp::kPlayed ? "played" : "pile"; }
+const char* bet_chip_name(int b) { return b == cp::kExact ? "exact" : "at_least"; }
+
+template <class T>
+py::tuple tuple_of(const T* xs, int n) {
+  py::tuple t(n);
+  for (int i = 0; i < n; ++i) t[i] = py::int_(static_cast<int>(xs[i]));
+  return t;
+}
+
+py::dict fields(const State& s) {
+  const int n = s.opt.num_players;
+  py::dict d;
+  d["num_players"] = n;
+  d["variant"] = variant_name(s.opt.variant);
+  d["bet_chip"] = bet_chip_name(s.opt.bet_chip);
+  py::list heights, cards_played, bets, chips, hands, revealed, piles;
+  for (int t = 0; t < cp::kNumTowers; ++t) {
+    heights.append(s.heights[t]);
+    cards_played.append(s.cards_played[t]);
+    py::tuple b(s.num_bets[t]);
+    for (int i = 0; i < s.num_bets[t]; ++i)
+      b[i] = py::make_tuple(static_cast<int>(s.bets[t][i].seat), static_cast<int>(s.bets[t][i].value));
+    bets.append(b);
+  }
+  for (int p = 0; p < n; ++p) {
+    chips.append(tuple_of(s.chips[p], 3));
+    hands.append(tuple_of(s.hands[p], s.hand_size[p]));
+    revealed.append(tuple_of(s.revealed[p], s.revealed_size[p]));
+  }
+  for (int i = 0; i < cp::kNumPiles; ++i) {
+    py::list pile;
+    for (int j = 0; j < s.pile_len[i]; ++j) pile.append(static_cast<int>(s.piles[i][j]));
+    piles.append(pile);
+  }
+  d["heights"] = heights;
+  d["bets"] = bets;
+  d["chips"] = chips;
+  d["hands"] = hands;
+  d["revealed"] = revealed;
+  d["piles"] = piles;
+  d["leftover"] = tuple_of(s.leftover, s.leftover_size);
+  d["cards_played"] = cards_played;
+  d["current_player"] = s.current;
+  d["phase"] = s.phase_;
+  d["played_tower"] = s.played_tower;
+  d["played_storeys"] = s.played_storeys;
+  d["done"] = s.done;
+  d["turns"] = s.turns;
+  d["rng_words"] = s.gen.words();
+  return d;
+}
+
+[[noreturn]] void bad(const std::string& why) { throw py::value_error("from_fields: " + why); }
+
+py::object need(const py::dict& d, const char* key) {
+  if (!d.contains(key)) bad(std::string("missing key '") + key + "'");
+  return d[key];
+}
+
+template <class T>
+T as(const py::handle& h, const std::string& what) {
+  try {
+    return h.cast<T>();
+  } catch (const py::cast_error&) {
+    bad(what + " has the wrong type");
+  }
+}
+
+std::vector<int> cards_of(const py::handle& h, const std::string& what, int cap) {
+  auto v = as<std::vector<long long>>(h, what);
+  if (static_cast<int>(v.size()) > cap) bad(what + " holds more than " + std::to_string(cap) + " cards");
+  std::vector<int> out;
+  for (long long c : v) {
+    if (c < 0 || c >= cp::kNumTowers) bad(what + " holds a card that is not 0..4");
+    out.push_back(static_cast<int>(c));
+  }
+  return out;
+}
+
+std::vector<py::object> seq(const py::handle& h, const std::string& what, size_t size) {
+  auto v = as<std::vector<py::object>>(h, what);
+  if (v.size() != size) bad(what + " must have " + std::to_string(size) + " entries");
+  return v;
+}
+
+State from_fields(const py::dict& d) {
+  State s{};
+  const int n = as<int>(need(d, "num_players"), "num_players");
+  s.opt = make_options(n, as<std::string>(need(d, "variant"), "variant"), as<std::string>(need(d, "bet_chip"), "bet_chip"));
+  auto heights = as<std::vector<int>>(need(d, "heights"), "heights");
+  auto played = as<std::vector<int>>(need(d, "cards_played"), "cards_played");
+  if (heights.size() != cp::kNumTowers || played.size() != cp::kNumTowers) bad("heights and cards_played need 5 entries");
+  for (int t = 0; t < cp::kNumTowers; ++t) {
+    if (heights[t] < 0 || heights[t] > 1000000 || played[t] < 0 || played[t] > 1000000) bad("heights/cards_played out of range");
+    s.heights[t] = heights[t];
+    s.cards_played[t] = played[t];
+  }
+  auto chips = seq(need(d, "chips"), "chips", n);
+  long long chips_left = 0;
+  for (int p = 0; p < n; ++p) {
+    auto c = as<std::vector<int>>(chips[p], "chips");
+    if (c.size() != 3) bad("each seat's chips are three counts");
+    for (int v = 0; v < 3; ++v) {
+      if (c[v] < 0 || c[v] > cp::kBetCap) bad("chip counts out of range");
+      s.chips[p][v] = c[v];
+      chips_left += c[v];
+    }
+  }
+  auto bets = seq(need(d, "bets"), "bets", cp::kNumTowers);
+  for (int t = 0; t < cp::kNumTowers; ++t) {
+    auto b = as<std::vector<std::pair<int, int>>>(bets[t], "bets");
+    if (static_cast<long long>(b.size()) + chips_left > cp::kBetCap) bad("too many chips for one tower");
+    s.num_bets[t] = static_cast<uint8_t>(b.size());
+    for (size_t i = 0; i < b.size(); ++i) {
+      if (b[i].first < 0 || b[i].first >= n || b[i].second < 1 || b[i].second > 3) bad("a bet is not (seat, value 1..3)");
+      s.bets[t][i] = cp::Bet{static_cast<int8_t>(b[i].first), static_cast<int8_t>(b[i].second)};
+    }
+  }
+  auto hands = seq(need(d, "hands"), "hands", n);
+  auto revealed = seq(need(d, "revealed"), "revealed", n);
+  for (int p = 0; p < n; ++p) {
+    auto h = cards_of(hands[p], "a hand", cp::kHandCap);
+    auto r = cards_of(revealed[p], "revealed", cp::kHandCap);
+    std::sort(h.begin(), h.end());
+    std::sort(r.begin(), r.end());
+    std::vector<int> rest = h;
+    for (int c : r) {
+      auto it = std::find(rest.begin(), rest.end(), c);
+      if (it == rest.end()) bad("revealed cards must be in the hand");
+      rest.erase(it);
+    }
+    s.hand_size[p] = static_cast<uint8_t>(h.size());
+    for (size_t i = 0; i < h.size(); ++i) s.hands[p][i] = static_cast<int8_t>(h[i]);
+    s.revealed_size[p] = static_cast<uint8_t>(r.size());
+    for (size_t i = 0; i < r.size(); ++i) s.revealed[p][i] = static_cast<int8_t>(r[i]);
+  }
+  auto piles = seq(need(d, "piles"), "piles", cp::kNumPiles);
+  for (int i = 0; i < cp::kNumPiles; ++i) {
+    auto p = cards_of(piles[i], "a pile", cp::kPileCap);
+    s.pile_len[i] = static_cast<uint8_t>(p.size());
+    for (size_t j = 0; j < p.size(); ++j) s.piles[i][j] = static_cast<int8_t>(p[j]);
+  }
+  auto left = cards_of(need(d, "leftover"), "leftover", cp::kLeftoverCap);
+  s.leftover_size = static_cast<uint8_t>(left.size());
+  for (size_t i = 0; i < left.size(); ++i) s.leftover[i] = static_cast<int8_t>(left[i]);
+  s.current = as<int>(need(d, "current_player"), "current_player");
+  s.phase_ = as<int>(need(d, "phase"), "phase");
+  s.played_tower = as<int>(need(d, "played_tower"), "played_tower");
+  s.played_storeys = as<int>(need(d, "played_storeys"), "played_storeys");
+  s.done = as<bool>(need(d, "done"), "done");
+  s.turns = as<int>(need(d, "turns"), "turns");
+  if (s.current < 0 || s.current >= n) bad("current_player is not a seat");
+  if (s.phase_ == cp::kPhasePlay) {
+    if (s.played_tower != -1 || s.played_storeys != 0) bad("played is (-1, 0) in the play phase");
+  } else if (s.phase_ == cp::kPhaseBet) {
+    if (s.done) bad("a finished game is in the play phase");
+    if (s.played_tower < 0 || s.played_tower >= cp::kNumTowers || s.played_storeys < 1 || s.played_storeys > 3)
+      bad("the bet phase needs the tower 0..4 and storeys 1..3 just played");
+  } else {
+    bad("phase must be 0 (play) or 1 (bet)");
+  }
+  if (!s.done) {
+    for (int i = 0; i < cp::kNumPiles; ++i)
+      if (!s.pile_len[i]) bad("a game in progress has a card on every pile");
+    for (int p = 0; p < n; ++p)  // a seat with no card at its play would have no move
+      if (s.hand_size[p] == 0 && !(s.phase_ == cp::kPhaseBet && p == s.current)) bad("an empty hand in a game in progress");
+  }
+  s.gen = ftcore::Pcg64::from_words(as<std::array<uint64_t, 6>>(need(d, "rng_words"), "rng_words"));
+  s.rebuild_derived();
+  return s;
+}
+
+// random games of one setup, timed in C++: (decisions, seconds); with observe, the mover's
+// observation is also encoded before every decision
+std::pair<uint64_t, double> bench_random_games(const State::Options& o, int games, uint64_t seed, bool observe) {
+  const auto start = std::chrono::steady_clock::now();
+  ftcore::Pcg64 moves = ftcore::Pcg64::from_seed(seed);
+  uint64_t decisions = 0;
+  float buf[State::kObsSize];
+  float sink = 0;
+  for (int k = 0; k < games; ++k) {
+    State g = State::new_game(o, ftcore::Pcg64::from_seed(seed + 1 + static_cast<uint64_t>(k)));
+    while (!g.is_terminal()) {
+      if (observe) {
+        g.observe(g.current_player(), buf);
+        sink += buf[cp::obs::kEndShare];
+      }
+      const auto& legal = g.legal_actions();
+      g.apply_action(legal[moves.interval(legal.size() - 1)]);
+      ++decisions;
+    }
+  }
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (sink < 0) decisions = 0;  // keep the observations from being optimised away
+  return {decisions, secs};
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_native, m) {
+  m.doc() = "The C++ Campanile engine: bit for bit the Python CampanileState (rules, draws, observation).";
+  py::class_<State> cls(m, "State");
+  ftcore::bind_state<State>(m, cls);
+  ftcore::bind_vector_env<State>(m);
+  cls.def_property_readonly("variant", [](const State& s) { return std::string(variant_name(s.opt.variant)); })
+      .def_property_readonly("bet_chip", [](const State& s) { return std::string(bet_chip_name(s.opt.bet_chip)); })
+      .def("fields", &fields, "Every attribute of the Python CampanileState, as plain Python values (rng as rng_words).")
+      .def("__repr__", [](const State& s) {
+        return "<campanile._native.State " + std::to_string(s.opt.num_players) + " players, " +
+               variant_name(s.opt.variant) + ", phase=" + s.phase_name() + ">";
+      });
+  m.def("new_game", [](int num_players, const std::string& variant, const std::string& bet_chip,
+                       const std::array<uint64_t, 6>& rng_words) {
+    return State::new_game(make_options(num_players, variant, bet_chip), ftcore::Pcg64::from_words(rng_words));
+  }, py::arg("num_players"), py::arg("variant"), py::arg("bet_chip"), py::arg("rng_words"),
+     "CampanileState.new_game(num_players, variant, rng, bet_chip=bet_chip) with rng's state as six words\n"
+     "(rng_words(): the generator after the deal).");
+  m.def("from_fields", &from_fields, py::arg("fields"), "The State of a fields() dict; ValueError if it is not representable.");
+  m.def("_bench_random_games", [](int num_players, const std::string& variant, const std::string& bet_chip, int games,
+                                  uint64_t seed, bool observe) {
+    if (games < 0 || games > 100000000) throw py::value_error("games must be 0..100000000");
+    const State::Options o = make_options(num_players, variant, bet_chip);
+    py::gil_scoped_release release;
+    return bench_random_games(o, games, seed, observe);
+  }, py::arg("num_players"), py::arg("variant"), py::arg("bet_chip"), py::arg("games"), py::arg("seed") = 0,
+     py::arg("observe") = false, "Random games timed in C++: (decisions, seconds).");
+}

@@ -1,0 +1,255 @@
+// Python binding of the native 5 Towers engine: five_towers_env.games.five_towers._native.
+//
+//   new_game(num_players=2, variant="base", rng_words=(6 ints), start_player=0) -> State
+//   from_fields(dict) -> State            (the inverse of State.fields())
+//   State.fields() -> dict                (every GameState attribute, rng as rng_words)
+//   State.variant, State.ceiling(p), State.bid_mask(p)
+//   + the game-neutral methods of ftcore::bind_state and VectorEnv (bind_common.hpp)
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <array>
+#include <string>
+
+#include "bind_common.hpp"
+#include "state.hpp"
+
+namespace py = pybind11;
+using ft::State;
+
+namespace {
+
+int check_players(int n) {
+  if (n < ft::kMinPlayers || n > ft::kMaxPlayers)
+    throw py::value_error("num_players must be an integer from 2 to 5, got " + std::to_string(n));
+  return n;
+}
+
+bool parse_variant(const std::string& v) {
+  if (v == "base") return false;
+  if (v == "great_powers") return true;
+  throw py::value_error("variant must be one of 'base', 'great_powers', got '" + v + "'");
+}
+
+py::tuple tower_tuple(const ft::Tower& tw) {
+  py::tuple t(tw.n);
+  for (int i = 0; i < tw.n; ++i) t[i] = py::int_(tw.v[i]);
+  return t;
+}
+
+template <class L>
+py::list as_list(const L& l) {
+  py::list out;
+  for (int i = 0; i < l.n; ++i) out.append(py::int_(l.v[i]));
+  return out;
+}
+
+template <class L>
+py::tuple as_tuple(const L& l) {
+  py::tuple t(l.n);
+  for (int i = 0; i < l.n; ++i) t[i] = py::int_(l.v[i]);
+  return t;
+}
+
+py::dict fields(const State& s) {
+  py::dict d;
+  d["num_players"] = s.num_players_;
+  d["variant"] = s.gp ? "great_powers" : "base";
+  d["deck"] = as_list(s.deck);
+  d["discard"] = as_list(s.discard);
+  d["display"] = as_tuple(s.display);
+  py::list towers, piles, bids;
+  for (int p = 0; p < s.num_players_; ++p) {
+    py::tuple tw(ft::kNumTypes);
+    for (int t = 0; t < ft::kNumTypes; ++t) tw[t] = tower_tuple(s.towers[p][t]);
+    towers.append(tw);
+    piles.append(as_tuple(s.piles[p]));
+    if (s.bids[p] == ft::BID_NONE) bids.append(py::none());
+    else bids.append(py::int_(s.bids[p]));
+  }
+  d["towers"] = towers;
+  d["piles"] = piles;
+  d["start_player"] = s.start_player;
+  d["deck_ran_out"] = s.deck_ran_out;
+  d["rounds_played"] = s.rounds_played;
+  d["phase"] = s.phase_;
+  d["current_player"] = s.current_player_;
+  d["bids"] = bids;
+  d["bid_turn"] = s.bid_turn;
+  d["high_bid"] = s.high_bid;
+  d["builder"] = s.builder;
+  d["target"] = s.target;
+  d["hand"] = as_tuple(s.hand);
+  d["taken"] = s.taken;
+  d["took_tree"] = s.took_tree;
+  d["paid"] = s.paid;
+  if (s.torn == ft::TORN_NONE) d["torn"] = py::none();
+  else d["torn"] = py::int_(s.torn);
+  d["sand_end"] = static_cast<int>(s.sand_end);
+  const auto w = s.rng_.words();
+  py::tuple words(6);
+  for (int i = 0; i < 6; ++i) words[i] = py::int_(w[i]);
+  d["rng_words"] = words;
+  d["first_player"] = s.opts.start_player;
+  return d;
+}
+
+// ---- from_fields: every value checked, so no dict can make an unsafe state ----------------------------
+
+[[noreturn]] void bad(const std::string& what) { throw py::value_error("from_fields: " + what); }
+
+bool get_bool(const py::dict& d, const char* key) {
+  if (!d.contains(key)) bad(std::string("missing '") + key + "'");
+  return py::bool_(d[key]).cast<bool>();
+}
+
+int as_int(py::handle o, int lo, int hi, const std::string& what) {
+  if (py::isinstance<py::bool_>(o)) bad(what + " must hold ints");
+  long long v;
+  try {
+    v = py::module_::import("operator").attr("index")(o).cast<long long>();
+  } catch (py::error_already_set&) {
+    bad(what + " must hold ints");
+  }
+  if (v < lo || v > hi) bad(what + " holds a value out of range");
+  return static_cast<int>(v);
+}
+
+int get_int(const py::dict& d, const char* key, int lo, int hi) {
+  if (!d.contains(key)) bad(std::string("missing '") + key + "'");
+  return as_int(d[key], lo, hi, std::string("'") + key + "'");
+}
+
+template <int Cap>
+void get_cards(py::handle seq, ft::SmallList<Cap>& out, int cap, const std::string& what, bool sorted) {
+  out.clear();
+  if (!py::isinstance<py::sequence>(seq)) bad(what + " must be a sequence");
+  py::sequence s = py::reinterpret_borrow<py::sequence>(seq);
+  if (static_cast<int>(py::len(s)) > cap) bad(what + " holds too many cards");
+  for (py::handle x : s) out.push_back(as_int(x, 0, ft::kNumCardIds - 1, what));
+  if (sorted)
+    for (int i = 1; i < out.n; ++i)
+      if (out.v[i - 1] > out.v[i]) bad(what + " must be sorted");
+}
+
+State from_fields(const py::dict& d) {
+  State s;
+  const int n = check_players(get_int(d, "num_players", 2, 5));
+  if (!d.contains("variant")) bad("missing 'variant'");
+  const bool gp = parse_variant(py::str(d["variant"]).cast<std::string>());
+  ft::CardList deck, discard;
+  ft::Display display;
+  get_cards(d["deck"], deck, ft::kMaxCards, "deck", false);
+  get_cards(d["discard"], discard, ft::kMaxCards, "discard", false);
+  get_cards(d["display"], display, 5, "display", true);
+  std::array<ft::Towers, ft::kMaxPlayers> towers{};
+  std::array<ft::Pile, ft::kMaxPlayers> piles{};
+  py::sequence tws = d["towers"].cast<py::sequence>();
+  py::sequence pls = d["piles"].cast<py::sequence>();
+  if (static_cast<int>(py::len(tws)) != n || static_cast<int>(py::len(pls)) != n) bad("towers and piles need one entry per seat");
+  int counts[ft::kNumCardIds] = {0};
+  for (int p = 0; p < n; ++p) {
+    py::sequence five = py::reinterpret_borrow<py::object>(tws[p]).cast<py::sequence>();
+    if (py::len(five) != ft::kNumTypes) bad("towers[p] must hold 5 towers");
+    for (int t = 0; t < ft::kNumTypes; ++t) {
+      py::sequence tw = py::reinterpret_borrow<py::object>(five[t]).cast<py::sequence>();
+      if (static_cast<int>(py::len(tw)) > 22) bad("a tower holds too many cards");
+      for (py::handle x : tw) {
+        const int v = as_int(x, 0, ft::kNumValues - 1, "towers");
+        towers[p][t].push(v);
+        ++counts[ft::card_id(t, v)];
+      }
+    }
+    get_cards(pls[p], piles[p], ft::kMaxCards, "piles", true);
+    for (int c : piles[p]) ++counts[c];
+  }
+  ft::Hand hand;
+  get_cards(d["hand"], hand, 5, "hand", true);
+  for (int c : deck) ++counts[c];
+  for (int c : discard) ++counts[c];
+  for (int c : display) ++counts[c];
+  for (int c : hand) ++counts[c];
+  for (int c = 0; c < ft::kNumCardIds; ++c)
+    if (counts[c] > ft::card_count(n, c)) bad("more copies of a card than the card set holds");
+
+  const auto words = d["rng_words"].cast<std::array<uint64_t, 6>>();
+  const int start = get_int(d, "start_player", 0, n - 1);
+  s.init(n, gp, ftcore::Pcg64::from_words(words), deck, discard, display, towers, piles, start, get_bool(d, "deck_ran_out"));
+  s.opts.start_player = d.contains("first_player") ? get_int(d, "first_player", 0, n - 1) : 0;
+  s.rounds_played = get_int(d, "rounds_played", 0, 1 << 30);
+  s.phase_ = get_int(d, "phase", 0, 5);
+  s.current_player_ = get_int(d, "current_player", s.phase_ == ft::PHASE_GAME_OVER ? -1 : 0, n - 1);
+  py::sequence bids = d["bids"].cast<py::sequence>();
+  if (static_cast<int>(py::len(bids)) != n) bad("bids needs one entry per seat");
+  for (int p = 0; p < n; ++p) {
+    py::handle b = bids[p];
+    s.bids[p] = b.is_none() ? ft::BID_NONE : static_cast<int8_t>(as_int(b, -1, ft::MAX_BID, "bids"));
+  }
+  s.bid_turn = get_int(d, "bid_turn", 0, n);
+  s.high_bid = get_int(d, "high_bid", -1, ft::MAX_BID);
+  const bool building = s.phase_ != ft::PHASE_BID && s.phase_ != ft::PHASE_GAME_OVER;
+  s.builder = get_int(d, "builder", building ? 0 : -1, n - 1);
+  s.target = get_int(d, "target", 0, ft::MAX_BID);
+  s.hand = hand;
+  s.taken = get_int(d, "taken", 0, 5);
+  s.took_tree = get_bool(d, "took_tree");
+  s.paid = get_int(d, "paid", 0, ft::MAX_BID);
+  s.torn = d["torn"].is_none() ? ft::TORN_NONE : static_cast<int8_t>(get_int(d, "torn", -1, ft::kNumTypes - 1));
+  s.sand_end = static_cast<int8_t>(get_int(d, "sand_end", 0, 2));
+  if (s.phase_ == ft::PHASE_BID) {  // the bidding so far must be one the rules allow
+    if (s.bid_turn >= n || s.current_player_ != (s.start_player + s.bid_turn) % n) bad("bid_turn / current_player inconsistent");
+    int high = -1, holder = -1;
+    for (int p = 0; p < n; ++p)
+      if (s.bids[p] > high) {
+        high = s.bids[p];
+        holder = p;
+      }
+    if (high != s.high_bid || (high >= 0 && holder != s.builder)) bad("high_bid / builder inconsistent with bids");
+    if (high >= 0 && !((s.bid_mask(holder) >> high) & 1)) bad("the high bid cannot be carried out");
+    if (!s.hand.empty() || s.taken || s.took_tree || s.paid || s.target || s.torn != ft::TORN_NONE || s.sand_end != ft::END_NONE)
+      bad("a round still bidding has taken, paid or built nothing yet");
+  }
+  if (s.phase_ == ft::PHASE_TAKE) {  // the take so far must be one the rules allow
+    bool tree = false;
+    for (int c : s.hand) tree = tree || ft::type_of(c) == ft::TREE;
+    if (s.taken != s.hand.n || s.took_tree != tree || s.target <= s.taken || s.paid != 0 || s.target != s.high_bid)
+      bad("taken / took_tree / target / paid inconsistent with the hand");
+  }
+  if (s.phase_ == ft::PHASE_GAME_OVER) {
+    s.legal_.clear();
+    s.legal_valid_ = true;
+  } else if (s.legal_actions().empty()) {
+    bad("the position has no legal action (its fields are not consistent)");
+  }
+  return s;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_native, m) {
+  m.doc() = "Native (C++) 5 Towers engine, bit for bit the Python GameState";
+  py::class_<State> cls(m, "State");
+  ftcore::bind_state<State>(m, cls);
+  ftcore::bind_vector_env<State>(m);
+
+  m.def("new_game", [](int num_players, const std::string& variant, const std::array<uint64_t, 6>& rng_words, int start_player) {
+    State::Options o;
+    o.num_players = check_players(num_players);
+    o.gp = parse_variant(variant);
+    if (start_player < 0 || start_player >= o.num_players)
+      throw py::value_error("start_player must be a seat 0.." + std::to_string(o.num_players - 1));
+    o.start_player = start_player;
+    return State::new_game(o, ftcore::Pcg64::from_words(rng_words));
+  }, py::arg("num_players") = 2, py::arg("variant") = "base", py::arg("rng_words"), py::arg("start_player") = 0,
+     "GameState.new_game(num_players, variant, rng, start_player) with rng given as its six words");
+  m.def("from_fields", &from_fields, py::arg("fields"), "The State whose fields() are these (ValueError if inconsistent)");
+  cls.def("fields", &fields, "Every GameState attribute as plain Python values (the rng as rng_words)");
+  cls.def_property_readonly("variant", [](const State& s) { return s.gp ? "great_powers" : "base"; });
+  cls.def_property_readonly("gp", [](const State& s) { return s.gp; });
+  cls.def("ceiling", [](const State& s, int p) { ftcore::check_seat(s, p); return s.ceiling(p); }, py::arg("player"));
+  cls.def("bid_mask", [](State& s, int p) { ftcore::check_seat(s, p); return s.bid_mask(p); }, py::arg("player"));
+  cls.def("__repr__", [](const State& s) {
+    return std::string("<_native.State ") + (s.gp ? "great_powers" : "base") + ", " + std::to_string(s.num_players_) +
+           " players, phase=" + s.phase_name() + ", to_act=" + std::to_string(s.current_player_) + ">";
+  });
+}
