@@ -36,11 +36,11 @@ def native_extensions() -> list[Extension]:
     except ImportError:  # only outside pip's isolated build, which installs it (pyproject.toml)
         print("five_towers_env: pybind11 is not installed: the native core is not built", file=sys.stderr)
         return []
-    compile_args = ["-std=c++17", "-O3", "-fvisibility=hidden", "-Wall", "-Wextra"]
+    compile_args = ["-std=c++17", "-O3", "-g0", "-fvisibility=hidden", "-Wall", "-Wextra"]
     link_args: list[str] = []
     if _flag("FIVE_TOWERS_SANITIZE"):
         sanitize = ["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined", "-fno-omit-frame-pointer", "-g"]
-        compile_args = [a for a in compile_args if a != "-O3"] + ["-O1", *sanitize]
+        compile_args = [a for a in compile_args if a not in ("-O3", "-g0")] + ["-O1", *sanitize]
         link_args += sanitize
     extensions = []
     for folder in sorted(HERE.glob("five_towers_env/games/*/native")):

@@ -22,5 +22,5 @@ PYTHONPATH="$tmp" python -c 'import five_towers_env, sys; assert five_towers_env
 LD_PRELOAD="$asan $ubsan" ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   PYTHONPATH="$tmp" FIVE_TOWERS_IDENTITY_GAMES="$games" FIVE_TOWERS_ENGINE=native \
   python -m pytest -q -p no:cacheprovider tests/test_native_identity.py tests/test_native_fuzz.py \
-  tests/games/five_towers/test_native_core.py tests/games/campanile/test_native_core.py
+  tests/games/five_towers/test_native_engine.py tests/games/five_towers/test_native_observation.py tests/games/campanile/test_native_core.py
 echo "sanitize: build $((built - start)) s, tests $(( $(date +%s) - built )) s" >&2

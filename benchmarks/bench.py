@@ -137,7 +137,8 @@ class ConstantObservation:
 
 
 def observation_stubbed(num_players: int, variant: str):
-    """The 5 Towers ``raw_env`` with its observation encoder replaced by ``ConstantObservation``."""
+    """The 5 Towers ``raw_env`` with its observation encoder replaced by ``ConstantObservation`` (the Python
+    engine's encoder: run with ``FIVE_TOWERS_ENGINE=python``, as ``bench.py`` does by default)."""
     from five_towers_env.games.five_towers import raw_env
     from five_towers_env.games.five_towers.observation import OBS_SIZE
     env = raw_env(num_players=num_players, variant=variant)
@@ -234,7 +235,7 @@ def process_facts() -> dict:
 # ---- the parent: rounds of fresh processes -----------------------------------------------------
 
 def in_fresh_process(row: Row, seconds: float, warmup: float, seed: int) -> dict:
-    """``sample`` run in a new Python process."""
+    """``sample`` run in a new Python process (on the engine ``FIVE_TOWERS_ENGINE`` names: ``--engine``)."""
     cmd = [sys.executable, os.path.abspath(__file__), "--child", row.name, "--seconds", repr(seconds),
            "--warmup", repr(warmup), "--seed", str(seed)]
     done = subprocess.run(cmd, capture_output=True, text=True, check=False)
@@ -353,8 +354,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", metavar="PATH", help="also write every sample and the medians as JSON to PATH")
     p.add_argument("--only", action="append", metavar="NAME",
                    help="run only the row named NAME, or else rows whose name contains NAME (repeatable)")
+    p.add_argument("--engine", choices=("python", "native"), default="python",
+                   help="the rules engine of the five_towers_env rows (default python: the published table; "
+                        "benchmarks/native_speed.py compares the two)")
     p.add_argument("--child", metavar="NAME", help=argparse.SUPPRESS)  # one sample of one row, as JSON
     args = p.parse_args(argv)
+    os.environ["FIVE_TOWERS_ENGINE"] = args.engine  # this process's rows and every child's
     if args.child:
         print(json.dumps(sample(select([args.child])[0], args.seconds, args.warmup, args.seed)))
         return 0

@@ -99,9 +99,10 @@ def test_select_picks_an_exact_name_or_else_a_substring():
     assert not headline & {r.name for r in bench.ROWS if r.extra}  # the what-if rows stay out of the headline
 
 
-def test_benchmark_what_if_rows_do_what_they_say():
+def test_benchmark_what_if_rows_do_what_they_say(monkeypatch):
     # the stubbed row keeps the real mask and rules but observes zeros; the forced-applied engine row
-    # counts only the decisions raw_env puts to the players
+    # counts only the decisions raw_env puts to the players (the Python engine's, as bench.py runs them)
+    monkeypatch.setenv("FIVE_TOWERS_ENGINE", "python")
     bench = _bench_module()
     row = {r.name: r for r in bench.ROWS}
     stubbed, real = bench.build(row["5T 2p base raw_env, observation stubbed"]), bench.build(row["5T 2p base raw_env"])

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from five_towers_env.core.game import GameSpec, get_game, load
+from five_towers_env.core.game import DEFAULT_GAME, GameSpec, get_game, load
 
 #: step() actions besides the ids: a random legal move (drawn natively), and a game that does not move
 RANDOM, SKIP = -1, -2
@@ -58,7 +58,7 @@ class VectorGameEnv:
     :meth:`step` ``rewards`` (float32 ``(N, 5)``), ``scores`` (int32 ``(N, 5)``), ``done`` (bool ``(N,)``).
     """
 
-    def __init__(self, game: str | GameSpec = "five_towers", num_envs: int = 1, num_players: int = 2,
+    def __init__(self, game: str | GameSpec = DEFAULT_GAME, num_envs: int = 1, num_players: int = 2,
                  variant: str | None = None, explicit: bool = False, **options: Any) -> None:
         spec = get_game(game)
         variant = spec.default_variant if variant is None else variant

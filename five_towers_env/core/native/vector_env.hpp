@@ -37,6 +37,7 @@ uint64_t random_playouts(const G& templ, int games, uint64_t seed) {
     G g = G::new_game(templ.options(), Pcg64::from_seed(seed + 1 + static_cast<uint64_t>(k)));
     while (!g.is_terminal()) {
       const auto& legal = g.legal_actions();
+      if (legal.empty()) break;  // never in a game dealt by new_game; a guard all the same
       const int a = legal[moves.interval(legal.size() - 1)];
       g.apply_action(a);
       ++decisions;
@@ -111,6 +112,7 @@ class VectorEnv {
       if (a == kSkip) continue;
       if (a == kRandom) {
         const auto& legal = g.legal_actions();
+        if (legal.empty()) continue;  // never in a game dealt by new_game; a guard all the same
         a = legal[moves_[i].interval(legal.size() - 1)];
       }
       g.apply_action(a);

@@ -7,6 +7,9 @@ returned array and the one written into a caller's buffer) must equal ``observat
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -20,7 +23,7 @@ SETUPS = [(n, v) for n in range(2, 6) for v in VARIANTS]
 GAMES = 8  # per setup: each game runs to its end (every phase, the reshuffle, game over)
 
 
-def _games(n: int, variant: str, seed: int):
+def _games(n: int, variant: str, seed: int) -> Iterator[tuple[GameState, Any]]:
     """Yield (python state, native core) after every move of one seeded random game, end included."""
     moves = np.random.default_rng(seed)
     start = int(moves.integers(n))
