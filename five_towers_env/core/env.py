@@ -260,12 +260,75 @@ def _own_and_inherited(cls: type) -> set[str]:
     return names
 
 
+#: what the AEC loop reads at every step (``last()``, ``agent_iter()``, the wrappers' own checks)
+_HOT = ("agent_selection", "agents", "rewards", "terminations", "truncations", "infos", "_cumulative_rewards")
+
+
+def _forward(name: str) -> property:
+    def get(self: Any) -> Any:
+        return getattr(self.__dict__["_raw"], name)
+    return property(get, doc=f"the raw environment's ``{name}``")
+
+
+class _Direct:
+    """Reads the AEC loop's attributes straight from the raw environment. PettingZoo's wrappers forward
+    them through ``__getattr__``, one failed lookup per layer: with the rules in C++, that forwarding was
+    a third of a wrapped step. The wrappers never set these on themselves, so reading through is the same."""
+
+    def _remember_raw(self, env: AECEnv) -> None:
+        self.__dict__["_raw"] = env.unwrapped
+
+
+for _name in _HOT:
+    setattr(_Direct, _name, _forward(_name))
+
+
+class _TerminateIllegal(_Direct, wrappers.TerminateIllegalWrapper):
+    def __init__(self, env: AECEnv, illegal_reward: float) -> None:
+        super().__init__(env, illegal_reward)
+        self._remember_raw(env)
+
+
+class _AssertOutOfBounds(_Direct, wrappers.AssertOutOfBoundsWrapper):
+    def __init__(self, env: AECEnv) -> None:
+        super().__init__(env)
+        self._remember_raw(env)
+        self._n = int(env.unwrapped.action_space(env.unwrapped.possible_agents[0]).n)
+
+    def step(self, action: Any) -> None:
+        if type(action) is int and 0 <= action < self._n:  # in the space: what Discrete.contains says, cheaply
+            wrappers.BaseWrapper.step(self, action)
+        else:
+            super().step(action)
+
+
+class _OrderEnforcing(_Direct, wrappers.OrderEnforcingWrapper):
+    def __init__(self, env: AECEnv) -> None:
+        super().__init__(env)
+        self._remember_raw(env)
+
+
+def _before_reset(name: str) -> property:
+    plain = _forward(name)
+
+    def get(self: Any) -> Any:
+        if not self._has_reset:  # OrderEnforcingWrapper's rule, kept
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return plain.fget(self)  # type: ignore[misc]  # fget is set
+    return property(get, doc=plain.__doc__)
+
+
+for _name in ("agent_selection", "agents", "rewards", "terminations", "truncations", "infos"):
+    setattr(_OrderEnforcing, _name, _before_reset(_name))
+
+
 def wrap_env(raw: AECEnv) -> AECEnv:
     """``raw`` wrapped as PettingZoo classic environments are: an illegal move ends the game with
-    -1 for the offender, out-of-bounds actions are caught, and the agent order is enforced."""
-    e = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
+    -1 for the offender, out-of-bounds actions are caught, and the agent order is enforced (PettingZoo's
+    three wrappers, reading the loop's attributes straight from ``raw``: :class:`_Direct`)."""
+    e: AECEnv = _TerminateIllegal(raw, illegal_reward=-1)
+    e = _AssertOutOfBounds(e)
+    e = _OrderEnforcing(e)
     return e
 
 
