@@ -280,15 +280,15 @@ def main() -> None:
             if "ratio" in e else "- | - |"
         print(f"| {name} | {e['rate']:,.0f}{unit} | {e['min']:,.0f}-{e['max']:,.0f} | {ratio} |")
     if args.json:
-        os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
+        from five_towers_env.atomic import write_json
+        from five_towers_env.provenance import write_provenance
+
         doc = {"command": " ".join(["python", "benchmarks/native_speed.py", *sys.argv[1:]]),
                "machine": {"python": platform.python_version(), "platform": platform.platform(),
                            "processor": platform.processor(), "cpus": os.cpu_count()},
                "rounds": args.rounds, "seconds": args.seconds, "summary": summary, "samples": samples}
-        tmp = args.json + ".tmp"
-        with open(tmp, "w") as f:
-            json.dump(doc, f, indent=1)
-        os.replace(tmp, args.json)  # written whole or not at all
+        write_json(args.json, doc, indent=1)  # whole or not at all
+        write_provenance(os.path.dirname(args.json) or ".")  # provenance.json beside it
 
 
 if __name__ == "__main__":

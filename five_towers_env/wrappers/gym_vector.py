@@ -76,6 +76,7 @@ class GymVectorEnv(VectorEnv):
         self._obs = np.zeros_like(self.env.obs)
         self._reward = np.zeros(n, dtype=np.float32)
         self._terminated = np.zeros(n, dtype=bool)
+        self._done_bytes = np.zeros(n, dtype=np.uint8)
         self._started = False
 
     def _check_opponents(self, opponents: Any, k: int) -> list[OpponentSpec]:
@@ -107,7 +108,10 @@ class GymVectorEnv(VectorEnv):
                             for i in range(self.num_envs)]
         self._reward[:] = 0.0
         self._terminated[:] = False
-        self._play_opponents()
+        if self._native_opponents:  # to every learner's first decision in one C++ call
+            self._learner_step(None)
+        else:
+            self._play_opponents()
         self._started = True
         return self._observation(), self._infos(final=False)
 
@@ -116,10 +120,13 @@ class GymVectorEnv(VectorEnv):
         if not self._started:
             raise RuntimeError("call reset() before step()")
         acts = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
-        self._reward[:] = 0.0
-        self._terminated[:] = False
-        self._step(acts)
-        self._play_opponents()
+        if self._native_opponents:  # the learners' moves and the opponents' in one C++ call
+            self._learner_step(acts)
+        else:
+            self._reward[:] = 0.0
+            self._terminated[:] = False
+            self._step(acts)
+            self._play_opponents()
         return (self._observation(), self._reward.copy(), self._terminated.copy(), np.zeros(self.num_envs, dtype=bool),
                 self._infos(final=True))
 
@@ -129,6 +136,12 @@ class GymVectorEnv(VectorEnv):
         if isinstance(spec, str):
             return make_agent_from_text(spec, seed=seed % 2**63, game=self.game_spec.name)
         return spec
+
+    def _learner_step(self, actions: np.ndarray | None) -> None:
+        env = self.env
+        env._core.learner_step(actions, self.learner_seats, self._reward, self._done_bytes, self._final_obs)
+        np.copyto(self._terminated, self._done_bytes.view(bool))
+        env._core.write(env.obs, env.mask, env.seat)
 
     def _step(self, actions: np.ndarray) -> None:
         env = self.env

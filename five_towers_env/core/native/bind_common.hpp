@@ -162,6 +162,36 @@ generator) or SKIP (-2: the game waits). An illegal action raises ValueError nam
 no game has moved. A finished game's row of rewards (float32, MAX_SEATS wide: +1 each winner, -1 the
 other seats, 0 beyond num_players) and scores is written, done set, final_seat[i]'s observation of the
 final position written into final_obs (when given), and the game dealt again; other rows are zeroed.)doc")
+      .def("learner_step", [](V& v, py::object actions, py::array learner, py::array reward, py::array done,
+                              py::array final_obs) {
+        const size_t n = static_cast<size_t>(v.num_envs());
+        const int32_t* l = out_buffer<int32_t>(learner, n, "learner");
+        for (size_t i = 0; i < n; ++i)
+          if (l[i] < 0 || l[i] >= v.num_players()) throw py::value_error("learner seats must be seats of the game");
+        float* r = out_buffer<float>(reward, n, "reward");
+        uint8_t* d = out_buffer<uint8_t>(done, n, "done");
+        float* fo = out_buffer<float>(final_obs, n * G::kObsSize, "final_obs");
+        py::array_t<int64_t, py::array::c_style | py::array::forcecast> acts;
+        const int64_t* a = nullptr;
+        if (!actions.is_none()) {
+          acts = py::array_t<int64_t, py::array::c_style | py::array::forcecast>::ensure(actions);
+          if (!acts || acts.ndim() != 1 || acts.shape(0) != v.num_envs())
+            throw py::value_error("actions must be a 1-D array of num_envs ids");
+          a = acts.data();
+        }
+        long bad;
+        {
+          py::gil_scoped_release release;
+          bad = v.learner_step(a, l, r, d, fo);
+        }
+        if (bad >= 0)
+          throw py::value_error("illegal action " + std::to_string(a[bad]) + " in game " + std::to_string(bad) +
+                                " (no game was stepped)");
+      }, py::arg("actions"), py::arg("learner"), py::arg("reward"), py::arg("done"), py::arg("final_obs"),
+         R"doc(One learner seat per game, random opponents: apply each game's learner action (None: none, as
+after a reset), then uniform random moves until every game waits on its learner's seat. Games that end
+meanwhile set done, reward (the learner's +1 / -1) and final_obs (its last observation), and are dealt
+again. An illegal action raises ValueError naming the game, and then no game has moved.)doc")
       .def("seed_moves", [](V& v, uint64_t seed) { v.seed_moves(seed); }, py::arg("seed"),
            "Seed the generators of the -1 (random) moves: env i's is default_rng(seed + i).")
       .def("state", [](const V& v, int i) {

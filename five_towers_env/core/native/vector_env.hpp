@@ -132,7 +132,59 @@ class VectorEnv {
     return -1;
   }
 
+  // One learner seat per game, random opponents (the Gymnasium vector env's native path). With actions
+  // (not null), each game first applies its learner's action (all checked first: -1 when all are legal,
+  // else the first bad game's index, and nothing moved); then every game plays uniform random moves until
+  // its seat on move is learner[i]. A game that ends meanwhile sets done[i], reward[i] (the learner's +1 /
+  // -1), final_obs[i] (the learner's observation of the final position) and is dealt again.
+  long learner_step(const int64_t* actions, const int32_t* learner, float* reward, uint8_t* done, float* final_obs) {
+    if (actions != nullptr) {
+      for (int i = 0; i < num_envs(); ++i) {
+        const int64_t a = actions[i];
+        const auto& legal = games_[i].legal_actions();
+        if (a < 0 || a >= G::kNumActions || !std::binary_search(legal.begin(), legal.end(), static_cast<int>(a)))
+          return i;
+      }
+    }
+    std::fill(reward, reward + num_envs(), 0.0f);
+    std::fill(done, done + num_envs(), uint8_t{0});
+    for (int i = 0; i < num_envs(); ++i) {
+      G& g = games_[i];
+      if (actions != nullptr) {
+        g.apply_action(static_cast<int>(actions[i]));
+        if (!explicit_) skip_forced(g);
+        end_for_learner(i, learner[i], reward, done, final_obs);
+      }
+      for (int guard = 0; games_[i].current_player() != learner[i] && guard < kMaxOpponentMoves; ++guard) {
+        G& h = games_[i];
+        const auto& legal = h.legal_actions();
+        if (legal.empty()) break;  // never in a game dealt by new_game; a guard all the same
+        h.apply_action(legal[moves_[i].interval(legal.size() - 1)]);
+        if (!explicit_) skip_forced(h);
+        end_for_learner(i, learner[i], reward, done, final_obs);
+      }
+    }
+    return -1;
+  }
+
  private:
+  static constexpr int kMaxOpponentMoves = 1 << 20;
+
+  void end_for_learner(int i, int seat, float* reward, uint8_t* done, float* final_obs) {
+    G& g = games_[i];
+    if (!g.is_terminal()) return;
+    float rewards[kMaxSeats];
+    int32_t scores[kMaxSeats];
+    finish(g, rewards, scores);
+    const bool in_game = seat >= 0 && seat < g.num_players();
+    reward[i] = in_game ? rewards[seat] : 0.0f;
+    done[i] = 1;
+    if (in_game) g.observe(seat, final_obs + static_cast<size_t>(i) * G::kObsSize);
+    Pcg64 rng = g.rng();
+    g = G::new_game(options_, rng);
+    settle(g);
+  }
+
   void settle(G& g) {
     if (!explicit_) skip_forced(g);
   }
