@@ -154,10 +154,11 @@ def test_interleaved_process_plays_every_row_and_the_tables_compare_ways():
     assert gcs[3] == "| 5T 2p base | 1 (1-1) | 1 (1-1) |"
 
 
-def test_twin_rows_in_one_process_replay_each_others_games():
+def test_twin_rows_in_one_process_replay_each_others_games(monkeypatch):
     # why the earlier one-process benchmark flattered some five_towers rows: seeded alike, the wrapped
     # and the raw Great Powers env played the very same games, so the second found every look-ahead
     # in the memos the first had filled. bench.py gives every row a process of its own.
+    monkeypatch.setenv("FIVE_TOWERS_ENGINE", "python")  # the Python engine's memos, as bench.py runs by default
     bench = _bench_module()
     from five_towers_env.games.five_towers import lookahead_base as lookahead  # its memos
 

@@ -148,7 +148,7 @@ def test_forcing_a_backend(monkeypatch):
         five_towers_env.engine_backend()
     # a core that did not build: native asked for is an error that says why
     monkeypatch.setenv("FIVE_TOWERS_ENGINE", "native")
-    monkeypatch.setattr(backend, "native_built", lambda: (False, "no compiler"))
+    monkeypatch.setattr(backend, "native_built", lambda modules=None: (False, "no compiler"))
     with pytest.raises(backend.NativeUnavailableError, match="no compiler"):
         five_towers_env.engine_backend()
 
@@ -204,3 +204,35 @@ def test_vector_env_refuses_bad_actions_and_changes_nothing():
         env.step(np.zeros(2, dtype=np.int64))
     with pytest.raises(ValueError):
         env.reset(seed=-1)
+
+
+@pytest.mark.parametrize("name", list(OPTIONS))
+def test_bad_actions_raise_what_the_python_engine_raises(name):
+    """Out of range, wrongly typed, illegal now, or after the end: the same error type and message on both
+    backends, and neither state changes."""
+    spec = get_game(name)
+    _, py, nat = _pair(name, 3, spec.default_variant, {}, 9)
+    moves = np.random.default_rng(0)
+
+    def outcome(state, action):
+        try:
+            state.apply_action(action)
+        except Exception as exc:  # the type and the message are what is compared
+            return type(exc), str(exc)
+        return None
+
+    for step in range(10_000):
+        illegal = [a for a in range(spec.num_actions) if a not in py.legal_actions()][:3]
+        bad = [-1, spec.num_actions, 10**12, -(2**70), "bid 3", None, [1], *illegal]
+        if step % 7 == 0 or py.is_terminal():
+            for action in bad:
+                before = spec.position_of(py)
+                assert outcome(nat, action) == outcome(py, action), (step, action)
+                assert spec.position_of(nat) == spec.position_of(py) == before
+        if py.is_terminal():
+            break
+        legal = py.legal_actions()
+        a = legal[int(moves.integers(len(legal)))]
+        py.apply_action(a)
+        nat.apply_action(a)
+    assert py.is_terminal()

@@ -41,21 +41,22 @@ def native_modules() -> tuple[str, ...]:
     return tuple(game.native_module for game in BUILTIN_GAMES.values() if game.native_module)
 
 
-def native_built() -> tuple[bool, str]:
-    """Whether every built-in game's native module imports, and if not, why."""
-    for module in native_modules():
+def native_built(modules: tuple[str, ...] | None = None) -> tuple[bool, str]:
+    """Whether every built-in game's native module (or each of ``modules``) imports, and if not, why."""
+    for module in native_modules() if modules is None else modules:
         if load_extension(module) is None:
             return False, f"{module} did not import ({import_error(module)})"
     return True, ""
 
 
-def engine_backend() -> str:
-    """``"native"`` or ``"python"``: the engine new states are made with now."""
+def engine_backend(module: str | None = None) -> str:
+    """``"native"`` or ``"python"``: the engine new states are made with now (of the game whose native module
+    is ``module``, which alone is imported; default: every built-in game's)."""
     global _warned
     wanted = requested_backend()
     if wanted == "python":
         return "python"
-    built, why = native_built()
+    built, why = native_built(None if module is None else (module,))
     if built:
         return "native"
     if wanted == "native":

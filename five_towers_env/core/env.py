@@ -325,7 +325,7 @@ for _name in ("agent_selection", "agents", "rewards", "terminations", "truncatio
 def wrap_env(raw: AECEnv) -> AECEnv:
     """``raw`` wrapped as PettingZoo classic environments are: an illegal move ends the game with
     -1 for the offender, out-of-bounds actions are caught, and the agent order is enforced (PettingZoo's
-    three wrappers, reading the loop's attributes straight from ``raw``: :class:`_Direct`)."""
+    three wrappers, which here read the AEC loop's attributes straight from ``raw``)."""
     e: AECEnv = _TerminateIllegal(raw, illegal_reward=-1)
     e = _AssertOutOfBounds(e)
     e = _OrderEnforcing(e)

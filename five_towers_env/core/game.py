@@ -218,7 +218,8 @@ class GameSpec:
         (:func:`five_towers_env.engine_backend`, and Python for a game without a native core)."""
         from five_towers_env.core.backend import engine_backend
 
-        return engine_backend() if self.native_engine else "python"
+        # only this game's native module is imported: asking about one game never loads another
+        return engine_backend(self.native_engine.partition(":")[0]) if self.native_engine else "python"
 
     def new_state(self, num_players: int, variant: str | None = None, seed: int | None = None,
                   rng: Any = None, **options: Any) -> Any:
