@@ -50,7 +50,8 @@ class VectorGameEnv:
     Args:
         game: the game's registry name or spec (it must have a native core).
         num_envs: how many games (1 to 1,048,576).
-        num_players, variant: the setup (default variant: the game's first).
+        num_players: the setup's player count.
+        variant: the setup's variant (default: the game's first).
         explicit: put single-choice decisions to the players too.
         **options: the game's own settings (Campanile ``bet_chip``).
 

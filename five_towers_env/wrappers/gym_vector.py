@@ -41,7 +41,8 @@ class GymVectorEnv(VectorEnv):
     Args:
         num_envs: how many games.
         game: the game's registry name or spec (it must have a native core).
-        num_players, variant: the setup (default variant: the game's first).
+        num_players: the setup's player count.
+        variant: the setup's variant (default: the game's first).
         opponents: one agent name or object for every opponent seat, or ``num_players - 1`` of them in
             seat order after the learner; default ``"random"`` (native).
         learner_seat: the learner's seat in every game; default: game ``i``'s is ``i % num_players``.
