@@ -69,8 +69,16 @@ def _gymnasium_ids(ids: Ids) -> None:
     import gymnasium
 
     if ids.gymnasium_id and ids.gymnasium_id not in gymnasium.registry:
-        gymnasium.register(id=ids.gymnasium_id, entry_point=SINGLE_AGENT_ENTRY_POINT, kwargs={"game": ids.name},
-                           vector_entry_point=VECTOR_ENTRY_POINT)
+        if _takes_vector_entry_point(gymnasium):
+            gymnasium.register(id=ids.gymnasium_id, entry_point=SINGLE_AGENT_ENTRY_POINT, kwargs={"game": ids.name},
+                               vector_entry_point=VECTOR_ENTRY_POINT)
+        else:  # Gymnasium before 1.0: no vector entry points
+            gymnasium.register(id=ids.gymnasium_id, entry_point=SINGLE_AGENT_ENTRY_POINT, kwargs={"game": ids.name})
+
+
+def _takes_vector_entry_point(gymnasium: Any) -> bool:
+    """Whether this Gymnasium has ``make_vec`` with vector entry points (1.0 and newer)."""
+    return hasattr(gymnasium, "make_vec") and hasattr(getattr(gymnasium, "vector", None), "AutoresetMode")
 
 
 def register_pettingzoo() -> None:

@@ -4,8 +4,9 @@ For every game with a native core and every setup (players x variants x the game
 games with uniformly random legal moves are played on both engines in lockstep from the same seed, and
 at every step the two must agree on the seat on move, the phase, the legal actions and the mask, the
 scores, the end, the observation of the seat on move (every seat's for the first games of each setup),
-and at the end the winners and returns. The games per setup: ``FIVE_TOWERS_IDENTITY_GAMES`` (a few dozen
-in the suite; CI's identity run, .ci/identity.sh, plays 20,000 per setup).
+and at the end the winners and returns (:func:`five_towers_env.core.native.identity.play_lockstep`). The
+games per setup: ``FIVE_TOWERS_IDENTITY_GAMES`` (a few dozen in the suite; CI's .ci/identity.sh plays 1,000
+per setup, and tools/native_identity.py the 20,000-game soak recorded in results/native_identity/).
 
 Also here: the same seed deals the same game through ``GameSpec.new_state`` on both backends, the
 switch (``FIVE_TOWERS_ENGINE``), conversions both ways at random points, and the batched vector
@@ -21,6 +22,7 @@ import pytest
 
 from five_towers_env.core.backend import native_built
 from five_towers_env.core.game import get_game, load
+from five_towers_env.core.native.identity import Mismatch, play_lockstep
 
 pytestmark = pytest.mark.skipif(not native_built()[0], reason=f"native core not built: {native_built()[1]}")
 
@@ -55,44 +57,21 @@ def _pair(name: str, n: int, variant: str, opts: dict, seed: int):
     return spec, python, native
 
 
-def play_lockstep(name: str, n: int, variant: str, opts: dict, seed: int, all_seats: bool) -> int:
-    """One game on both engines; returns the decisions compared."""
-    spec, py, nat = _pair(name, n, variant, opts, seed)
-    observe = spec.observer()
-    moves = np.random.default_rng(10**9 + seed)
-    where = f"{name} {n}p {variant} {opts} seed {seed}"
-    steps = 0
-    while True:
-        at = f"{where} step {steps}"
-        assert nat.is_terminal() == py.is_terminal(), at
-        assert nat.current_player == py.current_player, at
-        assert nat.phase_name == py.phase_name, at
-        assert nat.scores() == py.scores(), at
-        legal = py.legal_actions()
-        assert nat.legal_actions() == legal, at
-        mask = nat.mask()
-        assert np.flatnonzero(mask).tolist() == (legal if not py.is_terminal() else []), at
-        seats = range(n) if all_seats or py.is_terminal() else [py.current_player]
-        for seat in seats:
-            assert np.array_equal(nat.observe(seat), observe(py, seat)), f"{at} observation of seat {seat}"
-        if py.is_terminal():
-            break
-        a = legal[int(moves.integers(len(legal)))]
-        py.apply_action(a)
-        nat.apply_action(a)
-        steps += 1
-    assert nat.winners() == py.winners(), where
-    assert nat.returns() == py.returns(), where
-    assert nat.rng.bit_generator.state == py.rng.bit_generator.state if py.rng is not None else True, where
-    return steps
-
-
 @pytest.mark.parametrize("setup", SETUPS, ids=[_id(s) for s in SETUPS])
 def test_random_games_are_identical(setup):
     name, n, variant, opts = setup
-    decisions = sum(play_lockstep(name, n, variant, opts, seed, seed < ALL_SEATS_GAMES)
+    decisions = sum(play_lockstep(name, n, variant, opts, seed, seed < ALL_SEATS_GAMES).decisions
                     for seed in range(GAMES_PER_SETUP))
     assert decisions >= GAMES_PER_SETUP * 10
+
+
+def test_a_difference_is_caught(monkeypatch):
+    """The check can fail: a native core whose scores are off by one is named at the first step."""
+    from five_towers_env.core.native.wrapper import NativeState
+
+    monkeypatch.setattr(NativeState, "scores", lambda self: [s + 1 for s in self.core.scores()])
+    with pytest.raises(Mismatch, match="seed 3 step 0: scores"):
+        play_lockstep("campanile", 2, "pile", {"bet_chip": "at_least"}, 3)
 
 
 @pytest.mark.parametrize("setup", SETUPS, ids=[_id(s) for s in SETUPS])

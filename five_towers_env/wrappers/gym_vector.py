@@ -16,16 +16,25 @@ decisions, its masks are in ``infos["action_mask"]`` (int8 ``(N, num_actions)``)
   observation returned is the new game's first, and the learner's last observation of the finished game is
   in ``infos["final_obs"]`` (rows of the games with ``infos["_final_obs"]`` set).
 - **Seeds.** ``reset(seed=s)`` deals game ``i`` from ``default_rng(s + i)`` and seeds the opponents from ``s``.
+
+It needs Gymnasium 1.0 or newer (its ``VectorEnv`` API and ``make_vec``); on older releases the ids have no
+vector entry point and importing this module says so.
 """
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
+import gymnasium
 import numpy as np
 from gymnasium import spaces
-from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector import VectorEnv
 from gymnasium.vector.utils import batch_space
+
+try:
+    from gymnasium.vector import AutoresetMode
+except ImportError:  # Gymnasium before 1.0: another VectorEnv API
+    raise ImportError(f"the Gymnasium vector environment needs gymnasium>=1.0, found {gymnasium.__version__}") from None
 
 from five_towers_env.agents.registry import make_agent_from_text, parse_agent_text
 from five_towers_env.core.agent import Agent
