@@ -12,7 +12,8 @@ from five_towers_env.core.backend import native_built
 from five_towers_env.core.game import get_game
 
 pytestmark = [pytest.mark.skipif(not native_built()[0], reason=f"native core not built: {native_built()[1]}"),
-              pytest.mark.skipif(not hasattr(gymnasium, "make_vec"), reason="gymnasium < 1.0 has no make_vec")]
+              pytest.mark.skipif(not hasattr(gymnasium.vector, "AutoresetMode"),
+                                 reason="gymnasium < 1.0: no vector entry points")]
 
 IDS = [get_game(name).gymnasium_id for name in ("five_towers", "campanile")]
 

@@ -265,15 +265,22 @@ _HOT = ("agent_selection", "agents", "rewards", "terminations", "truncations", "
 
 
 def _forward(name: str) -> property:
+    own = f"_own_{name}"
+
     def get(self: Any) -> Any:
-        return getattr(self.__dict__["_raw"], name)
-    return property(get, doc=f"the raw environment's ``{name}``")
+        d = self.__dict__
+        return d[own] if own in d else getattr(d["_raw"], name)
+
+    def set_(self: Any, value: Any) -> None:
+        self.__dict__[own] = value
+    return property(get, set_, doc=f"the raw environment's ``{name}`` (or the wrapper's own copy, once it sets one)")
 
 
 class _Direct:
     """Reads the AEC loop's attributes straight from the raw environment. PettingZoo's wrappers forward
     them through ``__getattr__``, one failed lookup per layer: with the rules in C++, that forwarding was
-    a third of a wrapped step. The wrappers never set these on themselves, so reading through is the same."""
+    a third of a wrapped step. Recent wrappers never set these on themselves, so reading through is the
+    same; older ones (PettingZoo before 1.24) copy them after every call, and then their copy is read."""
 
     def _remember_raw(self, env: AECEnv) -> None:
         self.__dict__["_raw"] = env.unwrapped
@@ -315,7 +322,7 @@ def _before_reset(name: str) -> property:
         if not self._has_reset:  # OrderEnforcingWrapper's rule, kept
             raise AttributeError(f"{name} cannot be accessed before reset")
         return plain.fget(self)  # type: ignore[misc]  # fget is set
-    return property(get, doc=plain.__doc__)
+    return property(get, plain.fset, doc=plain.__doc__)
 
 
 for _name in ("agent_selection", "agents", "rewards", "terminations", "truncations", "infos"):

@@ -167,3 +167,19 @@ def test_openspiel_random_sim_test_and_ismcts(registered) -> None:
     result = evaluate(["openspiel-ismcts:simulations=30", "random"], num_games=2, seed=2, progress=False,
                       game=registered.name)
     assert result.agents[0]["games"] == 2
+
+
+def test_a_game_without_a_native_core_runs_on_python(registered, monkeypatch):
+    """FIVE_TOWERS_ENGINE=native, or the native default, leaves a game with no native core on Python."""
+    for forced in ("native", None):
+        if forced is None:
+            monkeypatch.delenv("FIVE_TOWERS_ENGINE", raising=False)
+        else:
+            monkeypatch.setenv("FIVE_TOWERS_ENGINE", forced)
+        assert registered.backend() == "python"
+        state = registered.new_state(2, seed=5)
+        assert isinstance(state, GoofState) and state.backend == "python"
+        assert registered.adopt(state) is state
+        env = raw_env()
+        env.reset(seed=5)
+        assert env.game.backend == "python"

@@ -248,7 +248,7 @@ State State::determinize(int observer, ftcore::Pcg64 rng) const {
   for (int p = 0; p < n; ++p) {
     if (p == observer) continue;
     int8_t rest[kHandCap];
-    uint8_t m = hand_size[p];
+    uint8_t m = std::min<uint8_t>(hand_size[p], kHandCap);  // always hand_size (from_fields checks it): a bound the compiler sees
     for (int i = 0; i < m; ++i) rest[i] = hands[p][i];
     for (int i = 0; i < revealed_size[p]; ++i) remove_one(rest, m, revealed[p][i]);
     for (int i = 0; i < m; ++i) hidden[count++] = rest[i];

@@ -36,6 +36,7 @@ SPEC = register_game(GameSpec(
     save_position=f"{__name__}.position:save_position", check_setup=f"{__name__}.state:check_setup",
     ui=f"{__name__}.ui:GOOFSPIEL", agents={"match": f"{__name__}.agents:MatchAgent"},
     observe=f"{__name__}.observation:encode", chance=f"{__name__}.chance:GoofChance",
+    engine=f"{__name__}.state:GoofState.new_game",  # Python only: no native_engine
 ))
 
 __all__ = ["SPEC", "GoofState"]
