@@ -16,7 +16,8 @@ A network file holds ``format`` (2; files of format 1 are MLPs without the ``arc
 :func:`write_network` is the one writer (atomic): :func:`export_policy` (a ``MaskablePPO`` model's actor:
 ``ppo`` training's ``policy.npz`` and snapshots) and expert iteration's
 :meth:`~five_towers_env.training.pv_model.PolicyValueModel.export` both write through it.
-:func:`read_network` reads a file (or a ``MaskablePPO`` checkpoint ``.zip``, converted);
+:func:`read_network` reads a file (or a ``MaskablePPO`` checkpoint ``.zip``, converted without unpickling
+anything unless told ``trust_pickles``);
 :class:`NumpyNetwork` is its forward pass, which the ``ppo``, ``net`` and ``guided`` agents play.
 """
 from __future__ import annotations
@@ -166,48 +167,96 @@ def check_network_path(path: Path) -> None:
                          "exported by training, e.g. runs/<name>/policy.npz, or a checkpoint step_N.zip)")
 
 
-# checkpoints already converted in this process, by (resolved path, mtime, size): loading one through
-# sb3 takes seconds, and an evaluation builds its agents again for every game
-_CHECKPOINTS: dict[tuple[str, int, int], NetworkFile] = {}
+# checkpoints already converted in this process, by (resolved path, mtime, size, trust_pickles): loading one
+# through sb3 takes seconds, and an evaluation builds its agents again for every game
+_CHECKPOINTS: dict[tuple[str, int, int, bool], NetworkFile] = {}
 
 
-def _read_checkpoint(path: Path) -> NetworkFile:
+def _read_checkpoint(path: Path, trust_pickles: bool = False) -> NetworkFile:
     """A ``MaskablePPO`` checkpoint's actor, exported and read back (once per process and file version)."""
     stat = path.stat()
-    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size, bool(trust_pickles))
     if key not in _CHECKPOINTS:
-        _CHECKPOINTS[key] = _convert_checkpoint(path)
+        _CHECKPOINTS[key] = _convert_trusted(path) if trust_pickles else _convert_checkpoint(path)
     return _CHECKPOINTS[key]
 
 
-def _convert_checkpoint(path: Path) -> NetworkFile:
-    """A ``MaskablePPO`` checkpoint's actor, exported and read back."""
-    import tempfile
+def _not_a_checkpoint(path: Path, e: BaseException) -> ValueError:
+    return ValueError(f"ppo: {path} is not a policy .npz/.zip: not a MaskablePPO checkpoint "
+                      f"({type(e).__name__}: {e})")
 
+
+def _sb3_missing(path: Path, e: ImportError) -> ImportError:
+    return ImportError(f"ppo: reading the checkpoint {path} needs the rl extra (pip install -e \".[rl]\"); "
+                       f"an exported policy .npz needs numpy alone ({e})")
+
+
+def _convert_checkpoint(path: Path) -> NetworkFile:
+    """A ``MaskablePPO`` checkpoint's actor, rebuilt without unpickling anything
+    (:mod:`~five_towers_env.agents.sb3_zip`), exported and read back."""
+    import zipfile
+
+    try:
+        from gymnasium import spaces
+        from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy  # torch, SB3 and sb3-contrib
+
+        from five_towers_env.agents import sb3_zip
+    except ImportError as e:
+        raise _sb3_missing(path, e) from e
+    try:
+        with zipfile.ZipFile(path) as z:
+            names = z.namelist()
+            if "data" not in names or "policy.pth" not in names:
+                raise ValueError(f"no 'data' and 'policy.pth' entries; it holds {names[:4]}")
+            data = sb3_zip.read_data(z.read("data").decode("utf-8", "replace"))
+    except (ValueError, OSError, zipfile.BadZipFile) as e:
+        raise _not_a_checkpoint(path, e) from e
+    cls = sb3_zip.policy_class(data, path, "ppo")
+    action = sb3_zip.action_space(data)
+    if not (issubclass(cls, MaskableActorCriticPolicy) and isinstance(action, spaces.Discrete)):
+        raise _not_a_checkpoint(path, ValueError(f"its policy is a {cls.__name__} with the action space {action}"))
+    observation = sb3_zip.observation_space(data, path, "ppo")
+    policy = sb3_zip.build_policy(path, cls, observation, action, sb3_zip.policy_kwargs(data, cls, path, "ppo"), "ppo")
+    return _exported(path, policy)
+
+
+def _convert_trusted(path: Path) -> NetworkFile:
+    """A ``MaskablePPO`` checkpoint's actor, loaded by SB3 (unpickling what the file carries), exported and
+    read back."""
     try:
         from sb3_contrib import MaskablePPO
     except ImportError as e:
-        raise ImportError(f"ppo: reading the checkpoint {path} needs the rl extra (pip install -e \".[rl]\"); "
-                          f"an exported policy .npz needs numpy alone ({e})") from e
+        raise _sb3_missing(path, e) from e
     try:
         model = MaskablePPO.load(path, device="cpu")
     except Exception as e:  # sb3 raises many kinds for a zip that is not one of its checkpoints
-        raise ValueError(f"ppo: {path} is not a policy .npz/.zip: not a MaskablePPO checkpoint "
-                         f"({type(e).__name__}: {e})") from e
+        raise _not_a_checkpoint(path, e) from e
+    return _exported(path, model.policy)
+
+
+def _exported(path: Path, policy: Any) -> NetworkFile:
+    """The actor of ``policy``, exported as a network file and read back."""
+    import tempfile
+    from types import SimpleNamespace
+
     with tempfile.TemporaryDirectory() as tmp:
-        exported = read_network(export_policy(model, Path(tmp) / "policy.npz"))
+        exported = read_network(export_policy(SimpleNamespace(policy=policy), Path(tmp) / "policy.npz"))
     return NetworkFile(path, exported.architecture, exported.arrays, exported.activation, exported.meta)
 
 
-def read_network(path: str | Path) -> NetworkFile:
+def read_network(path: str | Path, trust_pickles: bool = False) -> NetworkFile:
     """The network in the file at ``path`` (a network ``.npz``, or a ``MaskablePPO`` checkpoint ``.zip``, whose
-    actor is converted); ``ValueError`` (``FileNotFoundError``, ``IsADirectoryError``) saying what is wrong."""
+    actor is converted); ``ValueError`` (``FileNotFoundError``, ``IsADirectoryError``) saying what is wrong.
+
+    A ``.zip`` is read without unpickling anything (:mod:`~five_towers_env.agents.sb3_zip`), or refused in one
+    line naming ``trust_pickles``; ``trust_pickles=True`` loads it with SB3's own ``load``, running the code
+    it carries."""
     import ast
 
     path = Path(path)
     check_network_path(path)
     if path.suffix == ".zip":
-        return _read_checkpoint(path)
+        return _read_checkpoint(path, trust_pickles)
     try:
         data = np.load(path, allow_pickle=False)
     except (ValueError, OSError, EOFError) as e:

@@ -3,7 +3,8 @@
 Training saves resumable sb3-contrib ``MaskablePPO`` checkpoints (``.zip``, torch) and exports
 the policy network to a small network file of numpy arrays
 (:func:`~five_towers_env.agents.network_file.export_policy`). ``PolicyAgent`` loads either: an ``.npz``
-with numpy alone, a ``.zip`` through sb3-contrib (converted on load); its forward pass is
+with numpy alone, a ``.zip`` with torch and SB3 (converted on load, unpickling nothing unless told
+``trust_pickles=True``: :mod:`~five_towers_env.agents.sb3_zip`); its forward pass is
 :class:`~five_towers_env.agents.network_file.NumpyNetwork`.
 Without a path it plays the policy the game ships for the setup (player count and variant) of the game
 it is seated in (its :class:`~five_towers_env.core.game.GameSpec`'s ``shipped_policies``), and refuses,
@@ -64,6 +65,9 @@ class PolicyAgent:
         name: the agent's name in reports.
         game: the game it is to play (``make_agent`` fills it in): ``ValueError`` if the policy
             was trained for another. None accepts the policy's own game.
+        trust_pickles: read a ``.zip`` with SB3's own ``load``, which unpickles (runs) the code the file
+            carries; for a checkpoint of your own that the default reader refuses. Default: a ``.zip`` is
+            read without unpickling anything (:mod:`~five_towers_env.agents.sb3_zip`).
 
     Attributes: ``game`` (the game the policy was trained for, from its ``meta``), ``obs_size``
     and ``num_actions`` (its network's input and output sizes), ``meta`` (what training recorded), ``path``
@@ -81,7 +85,7 @@ class PolicyAgent:
 
     def __init__(self, path: str | Path | None = None, seed: int | None = None,
                  deterministic: bool = True, name: str = "ppo", game: str | None = None,
-                 version: int | None = None) -> None:
+                 version: int | None = None, trust_pickles: bool = False) -> None:
         if path is not None and version is not None:
             raise ValueError("ppo: give path=... or version=..., not both")
         # no path: the policy shipped for the setup being played, chosen at the first decision of each setup
@@ -89,6 +93,7 @@ class PolicyAgent:
         self.version = version
         self._networks: dict[Path, NumpyNetwork] = {}  # loaded files, by path
         self._hint = game  # the game a file that does not name its own is read for
+        self.trust_pickles = bool(trust_pickles)
         if path is None:
             spec = get_game(game)
             self._hint = spec.name
@@ -111,7 +116,7 @@ class PolicyAgent:
     def _use(self, path: Path) -> None:
         """Play the policy file at ``path`` (each file is read once)."""
         if path not in self._networks:
-            self._networks[path] = NumpyNetwork(read_network(path), hint=self._hint)
+            self._networks[path] = NumpyNetwork(read_network(path, self.trust_pickles), hint=self._hint)
         net = self.network = self._networks[path]
         self.path, self.architecture, self.meta, self.game = path, net.architecture, net.meta, net.game
         self.obs_size, self.num_actions = net.obs_size, net.num_actions

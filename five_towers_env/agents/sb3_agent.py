@@ -12,6 +12,11 @@ the flat observation vector (a ``Box``), or the game's other observation whose `
 was trained on (``observation="dict"``), encoded from the seat's public view (``info["view"]``) by the
 game's own observation wrapper. Loaded models are kept per process, by file and modification time, so
 an evaluation building one agent per game reads each file once.
+
+Nothing in the file is unpickled (:mod:`~five_towers_env.agents.sb3_zip`): the policy is rebuilt from what
+the model's ``data`` declares and its weights read with ``weights_only=True``. A model that cannot be read
+so is refused in one line naming ``trust_pickles``: ``sb3:path=model.zip,trust_pickles=true`` loads it with
+SB3's own ``load``, which runs any code the file carries.
 """
 from __future__ import annotations
 
@@ -24,11 +29,11 @@ from typing import Any, NamedTuple
 import numpy as np
 from gymnasium import spaces
 
+from five_towers_env.agents import sb3_zip
 from five_towers_env.agents.policy import masked_choice
+from five_towers_env.agents.sb3_zip import INSTALL_HINT
 from five_towers_env.core.game import GameSpec, game_names, get_game
 from five_towers_env.wrappers.single_agent import FLAT  # the observation every game has
-
-INSTALL_HINT = 'pip install -e ".[rl]" (torch, stable-baselines3, sb3-contrib)'
 
 
 class LoadedModel(NamedTuple):
@@ -41,12 +46,11 @@ class LoadedModel(NamedTuple):
     num_actions: int
 
 
-#: models loaded in this process, by (resolved path, modification time, size)
-_MODELS: dict[tuple[str, int, int], LoadedModel] = {}
+#: models loaded in this process, by (resolved path, modification time, size, trust_pickles)
+_MODELS: dict[tuple[str, int, int, bool], LoadedModel] = {}
 
 
-def _one_line(e: BaseException) -> str:
-    return " ".join(f"{type(e).__name__}: {e}".split())[:300]
+_one_line = sb3_zip.one_line
 
 
 def _zip_kind(names: list[str]) -> str:
@@ -84,14 +88,18 @@ def _algorithm(policy_class: type, data: dict[str, Any], where: str) -> tuple[An
                      "play (it plays MaskablePPO, PPO, A2C, TRPO, DQN and QRDQN models with a Discrete action space)")
 
 
-def load_model(path: str | Path) -> LoadedModel:
-    """The SB3 model of the ``.zip`` at ``path``, loaded once per process and file version."""
+def load_model(path: str | Path, trust_pickles: bool = False) -> LoadedModel:
+    """The SB3 model of the ``.zip`` at ``path``, loaded once per process and file version.
+
+    By default nothing in the file is unpickled (:mod:`~five_towers_env.agents.sb3_zip`): a model that cannot
+    be read so is refused with a :class:`~five_towers_env.agents.sb3_zip.PickledModelError` naming
+    ``trust_pickles``. ``trust_pickles=True`` loads it with SB3's own ``load``, which runs the code it carries."""
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"sb3: {path} is a folder, not a Stable-Baselines3 model .zip" if path.is_dir()
                          else f"sb3: no model file at {path}")
     stat = path.stat()
-    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size, bool(trust_pickles))
     if key in _MODELS:
         return _MODELS[key]
     if not zipfile.is_zipfile(path):
@@ -107,6 +115,29 @@ def load_model(path: str | Path) -> LoadedModel:
         from stable_baselines3.common.save_util import json_to_data  # imports torch
     except ImportError as e:
         raise ImportError(f"sb3: playing {path} needs torch and stable-baselines3: {INSTALL_HINT}") from e
+    _MODELS[key] = _load_trusted(path, text, json_to_data) if trust_pickles else _load_safely(path, text)
+    return _MODELS[key]
+
+
+def _load_safely(path: Path, text: str) -> LoadedModel:
+    """The model rebuilt from what its data declares, unpickling nothing (:mod:`five_towers_env.agents.sb3_zip`)."""
+    try:
+        data = sb3_zip.read_data(text)
+    except ValueError as e:  # json.JSONDecodeError is a ValueError
+        raise ValueError(f"sb3: {path} is not a readable Stable-Baselines3 model ({_one_line(e)})") from e
+    policy_class = sb3_zip.policy_class(data, path, "sb3")
+    algorithm, kind = _algorithm(policy_class, data, str(path))
+    action_space = sb3_zip.action_space(data)
+    if not isinstance(action_space, spaces.Discrete):
+        raise ValueError(f"sb3: {path} has the action space {action_space}; SB3Agent plays Discrete ones")
+    observation_space = sb3_zip.observation_space(data, path, "sb3")
+    kwargs = sb3_zip.policy_kwargs(data, policy_class, path, "sb3")
+    policy = sb3_zip.build_policy(path, policy_class, observation_space, action_space, kwargs, "sb3")
+    return LoadedModel(policy, kind, algorithm.__name__, observation_space, int(action_space.n))
+
+
+def _load_trusted(path: Path, text: str, json_to_data: Any) -> LoadedModel:
+    """The model loaded by SB3's own ``load``: every pickle in the file is unpickled (its code runs)."""
     try:
         saved = json.loads(text)
         # only what picks the algorithm: SB3's load reads the rest (schedules...) itself
@@ -127,8 +158,7 @@ def load_model(path: str | Path) -> LoadedModel:
     except Exception as e:  # SB3 raises many kinds for a file it cannot restore
         raise ValueError(f"sb3: {path} did not load as a {algorithm.__name__} model ({_one_line(e)})") from e
     model.policy.set_training_mode(False)
-    _MODELS[key] = LoadedModel(model.policy, kind, algorithm.__name__, model.observation_space, int(action_space.n))
-    return _MODELS[key]
+    return LoadedModel(model.policy, kind, algorithm.__name__, model.observation_space, int(action_space.n))
 
 
 def _shapes(space: Any) -> Any:
@@ -167,12 +197,14 @@ class SB3Agent:
         deterministic: play the highest-scoring legal action (default), or sample from the softmax of the
             legal actions' scores (logits; for a Q-network its Q-values, a Boltzmann choice).
         name: the agent's name in reports.
+        trust_pickles: load the file with SB3's own ``load``, which unpickles (runs) the code the file
+            carries; for a model of your own that the default reader refuses. Default: nothing is unpickled.
     """
 
     def __init__(self, path: str | Path, seed: int | None = None, game: str | None = None,
-                 deterministic: bool = True, name: str = "sb3") -> None:
+                 deterministic: bool = True, name: str = "sb3", trust_pickles: bool = False) -> None:
         self.path = Path(path)
-        self.model = load_model(self.path)
+        self.model = load_model(self.path, trust_pickles=trust_pickles)
         if game is None:
             game = self._own_game()
         self.spec = get_game(game)

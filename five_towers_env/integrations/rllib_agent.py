@@ -14,6 +14,11 @@ mask is applied once more before choosing: an illegal action is never played.
 A checkpoint plays one game: the one :func:`write_checkpoint_game` recorded in it
 (:data:`GAME_RECORD`, written by the example), else the one of the run's ``log.json`` beside it, else the
 one whose observation size and action count its module has. Importing this module needs no Ray.
+
+**An RLlib checkpoint is code.** RLlib restores a module by unpickling the class and settings saved with it
+(``RLModule.from_checkpoint``), so playing a checkpoint runs what it carries, and RLlib offers no reader that
+does not: play only checkpoints you made or trust as you would a program (unlike ``sb3:path=`` and
+``ppo:path=``, which read a Stable-Baselines3 zip without unpickling anything by default).
 """
 from __future__ import annotations
 
@@ -106,7 +111,8 @@ class RLlibCheckpointAgent:
     """Plays the masked PPO module of a checkpoint written by ``examples/rllib_selfplay.py``.
 
     Args:
-        path: the checkpoint folder (``<out>/checkpoint``) or the run folder ``<out>`` holding it.
+        path: the checkpoint folder (``<out>/checkpoint``) or the run folder ``<out>`` holding it. Restoring
+            it unpickles what it holds, which runs code: give only a checkpoint you trust.
         seed: seeds the generator used when ``deterministic`` is False.
         game: the game it is to play (``make_agent`` fills it in): ``ValueError`` if the checkpoint was
             trained for another. None: the checkpoint's own game.
