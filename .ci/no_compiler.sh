@@ -13,6 +13,9 @@ tmp="$(mktemp -d "${TMPDIR:-/tmp}/five-towers-nocc.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/src"
 git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf - | tar -xf - -C "$tmp/src"  # the tree as git sees it: no in-place builds
+if [ -d ../shared ]; then  # the reference rules cases beside the copy, as beside the checkout
+  ln -s "$(cd ../shared && pwd)" "$tmp/shared"
+fi
 python -m venv "$tmp/venv"
 vpy="$tmp/venv/bin/python"
 ( cd "$tmp/src" && CC=false CXX=false "$vpy" -m pip install -q . pytest 2>&1 | { grep -v "^WARNING: Location" || true; } )

@@ -12,6 +12,7 @@ start=$(date +%s)
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/five-towers-sanitize.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf - | tar -xf - -C "$tmp"  # the tree as git sees it: no in-place builds
+python -m pip install -q "pybind11>=2.12" 2>&1 | { grep -v "^WARNING" || true; }  # setup.py builds outside pip here
 ( cd "$tmp" && FIVE_TOWERS_SANITIZE=1 FIVE_TOWERS_NATIVE_REQUIRED=1 python setup.py -q build_ext --inplace >/dev/null )
 asan="$(gcc -print-file-name=libasan.so)"
 ubsan="$(gcc -print-file-name=libubsan.so)"
@@ -19,8 +20,12 @@ built=$(date +%s)
 cd "$tmp"
 # the copy's package first on the path (the editable install of the checkout comes after PYTHONPATH)
 PYTHONPATH="$tmp" python -c 'import five_towers_env, sys; assert five_towers_env.__file__.startswith(sys.argv[1]), five_towers_env.__file__' "$tmp"
-LD_PRELOAD="$asan $ubsan" ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  PYTHONPATH="$tmp" FIVE_TOWERS_IDENTITY_GAMES="$games" FIVE_TOWERS_ENGINE=native \
+export LD_PRELOAD="$asan $ubsan" ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+# the sanitized cores must be the ones imported (the tests skip where no core is built)
+PYTHONPATH="$tmp" python -c 'import sys, five_towers_env.games.five_towers._native as f, five_towers_env.games.campanile._native as c
+assert all(m.__file__.startswith(sys.argv[1]) for m in (f, c)), (f.__file__, c.__file__)' "$tmp"
+PYTHONPATH="$tmp" FIVE_TOWERS_IDENTITY_GAMES="$games" FIVE_TOWERS_ENGINE=native \
   python -m pytest -q -p no:cacheprovider tests/test_native_identity.py tests/test_native_fuzz.py \
   tests/games/five_towers/test_native_engine.py tests/games/five_towers/test_native_observation.py tests/games/campanile/test_native_core.py
 echo "sanitize: build $((built - start)) s, tests $(( $(date +%s) - built )) s" >&2
