@@ -35,7 +35,7 @@ def native_extensions() -> list[Extension]:
         import pybind11
     except ImportError:  # only outside pip's isolated build, which installs it (pyproject.toml)
         if _flag("FIVE_TOWERS_NATIVE_REQUIRED"):
-            raise SystemExit("five_towers_env: pybind11 is not installed and FIVE_TOWERS_NATIVE_REQUIRED is set") from None
+            raise SystemExit("five_towers_env: pybind11 is missing and FIVE_TOWERS_NATIVE_REQUIRED is set") from None
         print("five_towers_env: pybind11 is not installed: the native core is not built", file=sys.stderr)
         return []
     compile_args = ["-std=c++17", "-O3", "-g0", "-fvisibility=hidden", "-Wall", "-Wextra"]

@@ -42,6 +42,13 @@ from five_towers_env.cli_commands import (
     write_provenances,
 )
 from five_towers_env.core.game import DEFAULT_GAME, GAMES, GameSpec, get_game
+from five_towers_env.limits import (
+    cap_workers,
+    eval_games_arg,
+    game_index_arg,
+    games_arg,
+    tournament_games_problem,
+)
 from five_towers_env.provenance import command_line
 
 #: seats any game allows; each game's own range is checked once the game is known
@@ -84,13 +91,6 @@ def _nonneg(text: str) -> int:
     n = _int(text, "an integer >= 0")
     if n < 0:
         raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}")
-    return n
-
-
-def _positive(text: str) -> int:
-    n = _int(text, "an integer >= 1")
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}")
     return n
 
 
@@ -146,7 +146,9 @@ def _add_running(p: argparse.ArgumentParser, out_help: str = "folder for CSV / J
     p.add_argument("--seed", type=_nonneg, default=seed_default,
                    help=f"run seed; every game's seeds derive from it ({seed_help})")
     p.add_argument("--workers", type=_workers, default=1,
-                   help="processes (1: in this process; 0: every CPU); results do not depend on it (default 1)")
+                   help="processes (1: in this process; 0: every CPU; more than the CPUs: capped there, with a "
+                        "warning); results do not depend on it (default 1)")
+    p.add_argument("--force-workers", action="store_true", help="start --workers processes even above the CPUs")
     p.add_argument("--ray", metavar="ADDRESS",
                    help="play on a Ray cluster: auto (the one this machine joined), its address, or local (a Ray "
                         "instance here with --workers CPUs); results are the same as without (needs the ray extra)")
@@ -160,6 +162,9 @@ def _add_running(p: argparse.ArgumentParser, out_help: str = "folder for CSV / J
     p.add_argument("--move-timeout", type=_seconds, metavar="SECONDS",
                    help="seconds an agent may take per decision (default: no limit)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--discard-bad-journal-lines", action="store_true",
+                   help="drop the --out journal's lines that fail their checks (named in a warning) and play their "
+                        "games again (default: such a line stops the run, exit 2)")
 
 
 def _add_common(p: argparse.ArgumentParser, games_help: str, players_help: str,
@@ -167,7 +172,7 @@ def _add_common(p: argparse.ArgumentParser, games_help: str, players_help: str,
     """The arguments shared by ``evaluate`` and ``tournament``."""
     p.add_argument("--game", type=_game_name, default=DEFAULT_GAME, metavar="GAME", help=GAME_HELP)
     p.add_argument("--agents", nargs="+", required=True, metavar="AGENT", help=AGENT_HELP)
-    p.add_argument("--games", type=_positive, default=100, help=games_help)
+    p.add_argument("--games", type=games_arg, default=100, help=games_help)
     p.add_argument("--variant", choices=VARIANTS, default=None, help=VARIANT_HELP)
     _add_running(p)
     p.add_argument("--unpaired", action="store_true",
@@ -185,7 +190,7 @@ def _override(text: str) -> tuple[str, object]:
         return key.strip(), value
     try:
         return key.strip(), yaml.safe_load(value)
-    except yaml.YAMLError as e:
+    except (yaml.YAMLError, ValueError) as e:  # ValueError: an integer longer than Python reads
         raise argparse.ArgumentTypeError(f"{text!r}: the value is not valid YAML: {e}") from None
 
 
@@ -215,8 +220,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--variant", choices=VARIANTS, default=None, help=VARIANT_HELP)
     p.add_argument("--seed", type=_nonneg, default=0)
     p.add_argument("--game", type=_game_name, default=DEFAULT_GAME, metavar="GAME", help=GAME_HELP)
-    p.add_argument("--game-index", type=_nonneg, default=0, metavar="N",
-                   help="replay game N of `evaluate` with the same agents, seed and players (default 0)")
+    p.add_argument("--game-index", type=game_index_arg, default=0, metavar="N",
+                   help="replay game N of `evaluate` with the same agents, seed and players (default 0; at most "
+                        "999,999)")
     p.add_argument("--unpaired", action="store_true", help="as for evaluate")
     p.add_argument("--show-table", action="store_true", help="print the table at each round start and at the end")
     p.add_argument("--every-move", action="store_true", help="print the table after every move")
@@ -251,7 +257,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("zoo", help="the policies ppo plays in each setup; with --games, how each fares against "
                                    "n - 1 copies of each --field agent")
     p.add_argument("--game", type=_game_name, default=DEFAULT_GAME, metavar="GAME", help=GAME_HELP)
-    p.add_argument("--games", type=_positive, help="games per setup and opponent (default: only list the policies)")
+    p.add_argument("--games", type=games_arg, help="games per setup and opponent (default: only list the policies)")
     p.add_argument("--setups", nargs="+", metavar="SETUP", help="only these setups, e.g. 3p-base (default: all)")
     p.add_argument("--field", nargs="+", default=list(ZOO_OPPONENTS), metavar="AGENT",
                    help=f"the opponents, one column each (default: {' '.join(ZOO_OPPONENTS)}); any agent, "
@@ -267,7 +273,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--game", type=_game_name, default=DEFAULT_GAME, metavar="GAME", help=GAME_HELP)
     p.add_argument("--players", type=_players, default=2, help="seats per game (default 2)")
     p.add_argument("--variant", choices=VARIANTS, default=None, help=VARIANT_HELP)
-    p.add_argument("--games", type=_positive, default=RATE_GAMES,
+    p.add_argument("--games", type=games_arg, default=RATE_GAMES,
                    help=f"games in all, split evenly over the ladder's agents (default {RATE_GAMES}); more games, "
                         "a tighter interval")
     _add_running(p, "folder for rate.json / rate.txt")
@@ -295,11 +301,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--set", nargs="+", action="extend", default=[], metavar="KEY=VALUE", type=_override,
                    help="override config settings, e.g. total_timesteps=200000 ppo.n_epochs=2 (YAML values; "
                         "may be repeated)")
-    p.add_argument("--eval-games", type=_nonneg, default=None,
+    p.add_argument("--eval-games", type=eval_games_arg, default=None,
                    help="games per baseline in the evaluation table printed at the end "
                         "(default: the config's final_eval_games; 0 skips it)")
     p.add_argument("--workers", type=_workers, default=1,
-                   help="processes for that evaluation (1: in this process; 0: every CPU; default 1)")
+                   help="processes for that evaluation (1: in this process; 0: every CPU; default 1; capped at "
+                        "the CPUs)")
+    p.add_argument("--force-workers", action="store_true", help="start --workers processes even above the CPUs")
     p.add_argument("--force", action="store_true",
                    help="with --config: start over in a run folder that holds a run, deleting that run's files "
                         "(checkpoints, logs, policy) first; without it, that is an error")
@@ -377,6 +385,11 @@ def _check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> No
     if args.command == "tournament" and len(args.agents) < 2:
         parser.error(f"argument --agents: a tournament needs at least two agents, got {len(args.agents)} "
                      f"(to measure one agent against itself or others, use evaluate)")
+    problem = tournament_games_problem(len(args.agents), args.players, args.games) if args.command == "tournament" \
+        else None
+    if problem:
+        parser.error(f"argument --games: {problem}")
+    cap_workers(args)
     if getattr(args, "agents", None):
         _check_agents(parser, args.agents, getattr(args, "game", None) or DEFAULT_GAME)
     if args.command == "rate":

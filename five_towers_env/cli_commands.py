@@ -59,17 +59,16 @@ def cmd_play(args: argparse.Namespace) -> int:
     """One game between the named agents (``human`` for a person), one line per move; the table
     with --show-table; the game saved for ``five-towers replay`` with --record."""
     from five_towers_env.agents.human import QuitGame
-    from five_towers_env.evaluation.match import make_jobs, resolve_specs
+    from five_towers_env.evaluation.guard import AgentError
+    from five_towers_env.evaluation.match import resolve_specs
+    from five_towers_env.limits import play_agents
     from five_towers_env.play import GameWatcher, MoveLog, play_game
     from five_towers_env.replay import GameRecorder
 
     specs = resolve_specs(args.agents, args.game)
     num_players = args.players or max(2, len(specs))
     # the same seeds, deal and seat rotation as game --game-index of `five-towers evaluate` with these agents
-    job = make_jobs(list(range(len(specs))), args.game_index + 1, num_players, args.seed,
-                    paired=not args.unpaired)[-1]
-    labels = [specs[a].label for a in job.lineup]
-    agents = [specs[a].build(job.agent_seeds[s]) for s, a in enumerate(job.lineup)]
+    job, labels, agents = play_agents(specs, args.game_index, num_players, args.seed, not args.unpaired)
     print("seats: " + ", ".join(f"{s}={label}" for s, label in enumerate(labels)))
     watchers: list[GameWatcher] = []
     if not args.quiet:
@@ -92,6 +91,9 @@ def cmd_play(args: argparse.Namespace) -> int:
         if recorder is not None and recorder.ui is not None:
             print(f"wrote {recorder.save(args.record)} (the game so far)")
         return 130 if isinstance(exc, KeyboardInterrupt) else 0
+    except AgentError as exc:  # as evaluate says it: one line
+        print(f"five-towers play: stopped: {exc}", file=sys.stderr)
+        return 1
     scores, winners = result["scores"], result["winners"]
     print("final scores: " + ", ".join(f"seat {s} ({labels[s]}) {sc}" for s, sc in enumerate(scores)))
     print(f"winner{'s' if len(winners) > 1 else ''}: " + ", ".join(f"seat {w} ({labels[w]})" for w in winners)
@@ -104,46 +106,53 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     """Check a recorded game and print it move by move, or write it as an HTML replay or an SVG."""
+    from five_towers_env import replay as records
     from five_towers_env.atomic import write_text
     from five_towers_env.core.game import get_game
     from five_towers_env.core.gameui import get_ui
     from five_towers_env.play import MoveLog
-    from five_towers_env.replay import RecordError, frame_state, read_record, replay, result_line, write_html
 
     def error(message: object) -> int:
-        print(f"five-towers replay: error: {message}", file=sys.stderr)
+        print(f"five-towers replay: error: {' '.join(str(message).split())}", file=sys.stderr)
         return 2
 
-    try:
-        record = read_record(args.record)
-    except (RecordError, OSError) as exc:
+    def written(path: str) -> None:
+        print(f"wrote {path}")
+        taken = records.provenance_taken(Path(path).parent)
+        if taken:
+            print(f"five-towers replay: note: {taken}", file=sys.stderr)
+        else:
+            wrote(args, Path(path).parent)
+
+    try:  # every output runs the same checks, the whole record's, before anything is written or shown
+        record = records.check_replay(records.read_record(args.record))
+    except (records.RecordError, OSError) as exc:
         return error(exc)
-    if args.game is not None and record["game"] != args.game:
-        return error(f"{args.record} is a game of {record['game']}, not {args.game} (leave out --game to replay it)")
-    ui = get_ui(record["game"])
+    game = records.game_of(record)
+    if args.game is not None and game != args.game:
+        return error(f"{args.record} is a game of {game}, not {args.game} (leave out --game to replay it)")
+    ui = get_ui(game)
     if args.html or args.svg:
         try:
             if args.html:
-                print(f"wrote {write_html(record, args.html)}")
-                wrote(args, Path(args.html).parent)
+                written(str(records.write_html(record, args.html)))
             if args.svg:
-                picture = ui.svg(frame_state(record, args.move), record.get("seats"))
+                picture = ui.svg(records.frame_state(record, args.move), record.get("seats"))
                 write_text(args.svg, picture)
-                print(f"wrote {args.svg}")
-                wrote(args, Path(args.svg).parent)
-        except (RecordError, IndexError, OSError) as exc:
+                written(args.svg)
+        except (records.RecordError, IndexError, OSError) as exc:
             return error(exc)
         return 0
     log = MoveLog(record.get("seats"), show_table="round" if args.show_table else None)
     try:
-        for state, move in replay(record):
+        for state, move in records.replay(record):
             if move is None:
-                log.start(state, get_game(record["game"]))
+                log.start(state, get_game(game))
             else:
                 log.move(move)
-    except RecordError as exc:
+    except records.RecordError as exc:
         return error(exc)
-    print(result_line(record) or "(the game was not finished)")
+    print(records.result_line(record) or "(the game was not finished)")
     return 0
 
 
@@ -152,7 +161,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def _running(args: argparse.Namespace) -> dict[str, Any]:
     """The keyword arguments of how games run (``_add_running`` in the parser), as the API names them."""
     return {"seed": args.seed, "workers": args.workers, "progress": not args.no_progress, "ray": args.ray,
-            "on_agent_error": args.on_agent_error, "move_timeout": args.move_timeout}
+            "on_agent_error": args.on_agent_error, "move_timeout": args.move_timeout,
+            "discard_bad_journal_lines": args.discard_bad_journal_lines}
 
 
 def _match_settings(args: argparse.Namespace) -> dict[str, Any]:
@@ -173,7 +183,11 @@ def _finish(journal: Path | None) -> None:
 
 
 def _stopped(args: argparse.Namespace, exc: Exception) -> int:
-    """An agent failed and the run was told to stop: one line, and what is kept."""
+    """An agent failed and the run was told to stop: one line, and what is kept; a journal this run cannot
+    trust (a JournalError, a ValueError: another run's, or a bad line): one line, exit 2."""
+    if isinstance(exc, ValueError):
+        print(f"five-towers {args.command}: error: {exc}", file=sys.stderr)
+        return 2
     kept = (f"; the games played are kept in {args.out}: run the same command again to go on"
             if getattr(args, "out", None) else "")
     print(f"five-towers {args.command}: stopped: {exc} (--on-agent-error forfeit counts such a game as "
@@ -196,13 +210,13 @@ def _report(result: EvaluationResult | TournamentResult, args: argparse.Namespac
 def cmd_evaluate(args: argparse.Namespace) -> int:
     """Seat-rotated games between the agents; summary table, and CSV / JSON in --out."""
     from five_towers_env.evaluation.guard import AgentError
-    from five_towers_env.evaluation.match import evaluate
+    from five_towers_env.evaluation.match import JournalError, evaluate
 
     journal = _journal(args, "evaluate")
     try:
         result = evaluate(args.agents, num_games=args.games, field=args.field, journal=journal,
                           **_match_settings(args))
-    except AgentError as exc:
+    except (AgentError, JournalError) as exc:
         return _stopped(args, exc)
     return _report(result, args, journal)
 
@@ -210,12 +224,13 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 def cmd_tournament(args: argparse.Namespace) -> int:
     """Round robin; win-rate matrix, Elo / OpenSkill; CSV / JSON / Markdown / PNG in --out."""
     from five_towers_env.evaluation.guard import AgentError
+    from five_towers_env.evaluation.match import JournalError
     from five_towers_env.evaluation.tournament import round_robin
 
     journal = _journal(args, "tournament")
     try:
         result = round_robin(args.agents, games=args.games, journal=journal, **_match_settings(args))
-    except AgentError as exc:
+    except (AgentError, JournalError) as exc:
         return _stopped(args, exc)
     return _report(result, args, journal, plot=not args.no_plot)
 
@@ -249,7 +264,7 @@ def cmd_ladder(args: argparse.Namespace) -> int:
     import shutil
 
     from five_towers_env.core.game import get_game, setup_key
-    from five_towers_env.evaluation.ladder import calibrate, ladder_folder, shipped_ladder
+    from five_towers_env.evaluation.ladder import JournalError, calibrate, ladder_folder, shipped_ladder
 
     spec = get_game(args.game)
     if args.players is None:
@@ -263,8 +278,12 @@ def cmd_ladder(args: argparse.Namespace) -> int:
     setup = setup_key(args.players, args.variant)
     out = Path(args.out or Path("results") / "ladder" / spec.name / setup)
     wrote(args, out, now=True)  # a calibration runs for hours: its folder says where it came from meanwhile
-    ladder = calibrate(spec.name, args.players, args.variant, out, workers=args.workers,
-                       progress=not args.no_progress, ray=args.ray, seed=args.seed)
+    try:
+        ladder = calibrate(spec.name, args.players, args.variant, out, workers=args.workers, ray=args.ray,
+                           seed=args.seed, progress=not args.no_progress,
+                           discard_bad_journal_lines=args.discard_bad_journal_lines)
+    except JournalError as exc:
+        return _stopped(args, exc)
     print(ladder.table())
     print(f"wrote {out / 'ladder.json'}, {out / 'ladder.md'}, {out / 'journal.jsonl.gz'}")
     wrote(args, out)
@@ -278,15 +297,16 @@ def cmd_ladder(args: argparse.Namespace) -> int:
 def cmd_zoo(args: argparse.Namespace) -> int:
     """List the shipped policies; with --games, play the zoo table and print it."""
     from five_towers_env.evaluation.guard import AgentError
-    from five_towers_env.evaluation.zoo import shipped_listing, zoo_markdown, zoo_table
+    from five_towers_env.evaluation.zoo import JournalError, shipped_listing, zoo_markdown, zoo_table
 
     print(shipped_listing(args.game))
     if args.games:
         try:
             rows = zoo_table(args.game, args.games, args.seed, out=args.out, workers=args.workers, runs=args.runs,
                              progress=not args.no_progress, setups=args.setups, opponents=tuple(args.field),
-                             ray=args.ray, on_agent_error=args.on_agent_error, move_timeout=args.move_timeout)
-        except AgentError as exc:
+                             ray=args.ray, on_agent_error=args.on_agent_error, move_timeout=args.move_timeout,
+                             discard_bad_journal_lines=args.discard_bad_journal_lines)
+        except (AgentError, JournalError) as exc:
             return _stopped(args, exc)
         print()
         print(zoo_markdown(rows))

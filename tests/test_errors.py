@@ -214,7 +214,7 @@ def test_negative_workers_rejected(capsys):
 def test_games_must_be_positive(capsys, games):
     for command in ("evaluate", "tournament"):
         err = assert_usage_error(capsys, command, "--agents", "random", "random", "--games", games)
-        assert f"argument --games: must be an integer >= 1, got '{games}'" in err
+        assert f"argument --games: must be an integer from 1 to 1,000,000, got '{games}'" in err
 
 
 def test_evaluate_games_must_be_positive_in_python():
@@ -443,9 +443,10 @@ def test_train_out_dir_that_is_a_file(in_tmp, capsys):
     (["play", "--seed", "-1"], "argument --seed: must be an integer >= 0, got '-1'"),
     (["play", "--game", "x"], "argument --game: must be a game (five_towers, campanile), got 'x'"),
     (["play", "--game", "-1"], "argument --game: must be a game (five_towers, campanile), got '-1'"),
-    (["play", "--game-index", "x"], "argument --game-index: must be an integer >= 0, got 'x'"),
+    (["play", "--game-index", "x"], "argument --game-index: must be an integer from 0 to 999,999, got 'x'"),
     (["evaluate", "--agents", "random", "--seed", "abc"], "argument --seed: must be an integer >= 0, got 'abc'"),
-    (["train", "--config", "c.yaml", "--eval-games", "-2"], "argument --eval-games: must be an integer >= 0"),
+    (["train", "--config", "c.yaml", "--eval-games", "-2"],
+     "argument --eval-games: must be an integer from 0 to 1,000,000"),
     (["train", "--config", "c.yaml", "--set", "seed"], "argument --set: expected KEY=VALUE"),
 ])
 def test_other_bad_arguments(capsys, argv, words):

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from five_towers_env.agents.npz_reader import NpzError, read_npz
 from five_towers_env.atomic import atomic_open
 from five_towers_env.core.game import GAMES, game_names, get_game
 
@@ -137,6 +138,11 @@ def export_policy(model: Any, path: str | Path, **meta: Any) -> Path:
 
 
 # -- reading -------------------------------------------------------------------------------------------
+
+class NetworkFileError(ValueError):
+    """A network ``.npz`` that cannot be played: damaged, over a size limit (:mod:`.npz_reader`), missing
+    entries, non-finite weights or layers whose shapes do not fit together; the message is one line."""
+
 
 @dataclass(frozen=True)
 class NetworkFile:
@@ -258,27 +264,40 @@ def read_network(path: str | Path, trust_pickles: bool = False) -> NetworkFile:
     if path.suffix == ".zip":
         return _read_checkpoint(path, trust_pickles)
     try:
-        data = np.load(path, allow_pickle=False)
-    except (ValueError, OSError, EOFError) as e:
-        raise ValueError(f"ppo: {path} is not a policy .npz/.zip: {e}") from e
-    if not isinstance(data, np.lib.npyio.NpzFile):
-        raise ValueError(f"ppo: {path} is not a policy .npz/.zip: it holds one array, not a policy's entries")
-    with data:
-        missing = [k for k in ("format", "activation", "meta") if k not in data.files]
-        if missing:
-            held = ", ".join(data.files[:6]) or "nothing"
-            raise ValueError(f"ppo: {path} is not a policy .npz/.zip: no {', '.join(map(repr, missing))} "
-                             f"entr{'ies' if len(missing) > 1 else 'y'} (it holds {held})")
-        try:
-            version = int(data["format"])
-            arch = str(data["architecture"]) if "architecture" in data.files else "mlp"
-            arrays = {k: data[k].astype(np.float32) for k in data.files if k.startswith(("w", "b", "typed.", "value."))}
-            activation, meta = str(data["activation"]), ast.literal_eval(str(data["meta"]))
-        except (ValueError, TypeError, SyntaxError, OSError) as e:
-            raise ValueError(f"ppo: {path} is not a policy .npz/.zip: {e}") from e
-        if version not in (1, FORMAT):
-            raise ValueError(f"{path}: policy format {version}, this version reads 1 and {FORMAT}")
-        return NetworkFile(path, arch, arrays, activation, meta)
+        data = read_npz(path)  # every entry checked before it is made (sizes, dtypes): npz_reader
+    except NpzError as e:
+        raise NetworkFileError(f"ppo: {path} is not a policy .npz/.zip: {e}") from None
+    missing = [k for k in ("format", "activation", "meta") if k not in data]
+    if missing:
+        held = ", ".join(list(data)[:6]) or "nothing"
+        raise NetworkFileError(f"ppo: {path} is not a policy .npz/.zip: no {', '.join(map(repr, missing))} "
+                               f"entr{'ies' if len(missing) > 1 else 'y'} (it holds {held})")
+    try:
+        version = int(data["format"])
+        arch = str(data["architecture"]) if "architecture" in data else "mlp"
+        arrays = {k: v.astype(np.float32) for k, v in data.items() if k.startswith(("w", "b", "typed.", "value."))}
+        activation, meta = str(data["activation"]), ast.literal_eval(str(data["meta"]))
+    except (ValueError, TypeError, SyntaxError, OverflowError, MemoryError, RecursionError) as e:
+        raise NetworkFileError(f"ppo: {path} is not a policy .npz/.zip: {type(e).__name__}: "
+                               f"{' '.join(str(e).split())[:200]}") from None
+    if version not in (1, FORMAT):
+        raise NetworkFileError(f"{path}: policy format {version}, this version reads 1 and {FORMAT}")
+    if not isinstance(meta, dict):
+        raise NetworkFileError(f"ppo: {path} is not a policy .npz/.zip: its meta is a {type(meta).__name__}, "
+                               "not a dict")
+    if not isinstance(meta.get("game", ""), str):
+        raise NetworkFileError(f"ppo: {path}: its meta names the game {meta['game']!r}, not a game's name")
+    for key, value in arrays.items():  # weights are matrices, biases vectors
+        last = key.rsplit(".", 1)[-1]
+        dims = 2 if last.startswith("w") else 1 if last.startswith("b") else value.ndim
+        if value.ndim != dims:
+            raise NetworkFileError(f"ppo: {path}: the entry {key} has shape {value.shape}; "
+                                   f"{'weights are matrices' if dims == 2 else 'biases are vectors'}")
+    bad = next((k for k, v in arrays.items() if not np.isfinite(v).all()), None)
+    if bad is not None:
+        raise NetworkFileError(f"ppo: {path}: the weights {bad} hold NaN or infinite values (a diverged run?); "
+                               "refused")
+    return NetworkFile(path, arch, arrays, activation, meta)
 
 
 # -- the forward pass ----------------------------------------------------------------------------------
@@ -324,9 +343,41 @@ class NumpyNetwork:
             self._w0t = np.ascontiguousarray(self._layers[0][0].T)
         self.obs_size, self.num_actions = game_sizes(self.game)
         self._value = None
-        if "value.w0" in arrays:
-            self._value = ((arrays["value.w0"], arrays["value.b0"]), (arrays["value.w1"], arrays["value.b1"]))
+        if any(k.startswith("value.") for k in arrays):
+            try:
+                self._value = ((arrays["value.w0"], arrays["value.b0"]), (arrays["value.w1"], arrays["value.b1"]))
+            except KeyError as e:
+                raise NetworkFileError(f"ppo: {path} is not a policy .npz/.zip: no value head entry {e}") from None
         self.num_players = None if self._value is None else int(self._value[1][0].shape[0])
+        self._check_shapes()
+
+    def _check_shapes(self) -> None:
+        """Refuse layers whose shapes do not chain (one line, at load, rather than a broadcast error mid-game):
+        every linear layer a matrix and its bias a vector of its outputs, and one observation through the
+        network giving one logit per action (and one value per seat)."""
+        where = f"ppo: {self.path}: the network's layers do not fit together"
+        layers = list(self._layers) + (list(self._value) if self._value is not None else [])
+        if self._typed is not None:
+            layers += list(self._typed.w.values())
+        for w, b in layers:
+            if w.ndim != 2 or b.shape != (w.shape[0],):
+                raise NetworkFileError(f"{where} (a layer of weights {w.shape} and bias {b.shape})")
+        for (w, _), (nxt, _) in zip(self._layers, self._layers[1:]):
+            if nxt.shape[1] != w.shape[0]:
+                raise NetworkFileError(f"{where} (a layer of {w.shape[0]} outputs feeds one of {nxt.shape[1]} inputs)")
+        if self._typed is not None:
+            layout = self._typed.layout
+            if (self._typed.w["ghead"][0].shape[0], self._typed.w["thead.2"][0].shape[0]) != (
+                    layout.global_slots, layout.type_slots):
+                raise NetworkFileError(f"{where} (its output heads do not match {self.game}'s actions)")
+        try:
+            logits = self.logits(np.ones(self.obs_size, dtype=np.float32))
+            values = self.value_logits(self.forward(np.ones((1, self.obs_size), np.float32))[1]) \
+                if self._value is not None else np.zeros((1, self.num_players or 0))
+        except (ValueError, IndexError) as e:
+            raise NetworkFileError(f"{where} ({' '.join(str(e).split())[:200]})") from None
+        if logits.shape != (self.num_actions,) or values.shape != (1, self.num_players or 0):
+            raise NetworkFileError(f"{where} (it gives {logits.shape[-1]} logits for {self.num_actions} actions)")
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
         """Unmasked action logits for one flat observation, or a batch of them row by row.
@@ -367,6 +418,6 @@ class NumpyNetwork:
         return np.maximum(features @ w0.T + b0, 0.0) @ w1.T + b1
 
 
-__all__ = ["ACTIVATIONS", "ARCHITECTURES", "FORMAT", "NetworkFile", "NumpyNetwork", "check_network_path",
+__all__ = ["ACTIVATIONS", "ARCHITECTURES", "FORMAT", "NetworkFile", "NetworkFileError", "NumpyNetwork", "check_network_path",
            "export_policy", "game_of_sizes", "game_sizes", "layout_game", "policy_game", "read_network",
            "typed_forward", "write_network"]

@@ -65,6 +65,21 @@ def action_id(action: Any, codec: Any) -> int:
 REQUIRED_ATTRIBUTES = ("game_spec", "_reset_options", "metadata")
 
 
+class UnknownAgentError(KeyError):
+    """An agent name the environment does not have; its message names the ones it has."""
+
+    def __str__(self) -> str:  # KeyError's own would quote the whole message
+        return str(self.args[0]) if self.args else ""
+
+
+class AgentDict(dict):  # type: ignore[type-arg]
+    """A mapping keyed by the environment's agents: an unknown name is an :class:`UnknownAgentError`
+    naming the known ones, not a bare ``KeyError``."""
+
+    def __missing__(self, agent: Any) -> Any:
+        raise UnknownAgentError(f"unknown agent {agent!r}; this environment's agents are {', '.join(self)}")
+
+
 class GameEnv(AECEnv, abc.ABC):
     """The shared part of a game's AEC environment.
 
@@ -111,13 +126,13 @@ class GameEnv(AECEnv, abc.ABC):
         and ``Discrete(NUM_ACTIONS)``, the generator, and the read-only infos arrays of a game in progress."""
         self.num_players = int(num_players)
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
-        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        self.agent_name_mapping = AgentDict((a, i) for i, a in enumerate(self.possible_agents))
         obs_space = spaces.Dict({
             "observation": observation,
             "action_mask": spaces.Box(low=0, high=1, shape=(self._actions.NUM_ACTIONS,), dtype=np.int8),
         })
-        self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
-        self.action_spaces = {a: spaces.Discrete(self._actions.NUM_ACTIONS) for a in self.possible_agents}
+        self.observation_spaces = AgentDict.fromkeys(self.possible_agents, obs_space)
+        self.action_spaces = AgentDict((a, spaces.Discrete(self._actions.NUM_ACTIONS)) for a in self.possible_agents)
         self._rng = np.random.default_rng()
         self._no_scores = np.zeros(self.num_players, dtype=np.int64)
         self._no_winners = np.zeros(self.num_players, dtype=bool)
@@ -339,4 +354,4 @@ def wrap_env(raw: AECEnv) -> AECEnv:
     return e
 
 
-__all__ = ["GameEnv", "REQUIRED_ATTRIBUTES", "wrap_env", "action_id", "ActionTypeError", "INFO_KEYS"]
+__all__ = ["AgentDict", "GameEnv", "REQUIRED_ATTRIBUTES", "UnknownAgentError", "wrap_env", "action_id", "ActionTypeError", "INFO_KEYS"]

@@ -33,9 +33,9 @@ import numpy as np
 
 from five_towers_env import atomic
 from five_towers_env.core.game import GameSpec, get_game, setup_key
-from five_towers_env.evaluation.journal import Journal
+from five_towers_env.evaluation.journal import Journal, JournalError
 from five_towers_env.evaluation.ratings import PRIOR, bootstrap, comparisons, fit, interval
-from five_towers_env.evaluation.report import fmt_ci, jsonable, markdown_table, text_table, write_json, write_text
+from five_towers_env.evaluation.report import fmt_ci, markdown_table, text_table, write_json, write_text
 from five_towers_env.evaluation.runner import PlayOptions, derive_seed, journal_line, make_jobs, run_jobs
 from five_towers_env.evaluation.specs import resolve_specs
 from five_towers_env.evaluation.tournament import group_key
@@ -273,10 +273,11 @@ def fit_ladder(game: str, num_players: int, variant: str, labels: Sequence[str],
 
 def calibrate(game: str, num_players: int, variant: str, out: str | Path, plan: LadderPlan | None = None,
               workers: int | None = 1, progress: bool = True, ray: str | None = None,
-              seed: int | None = None) -> Ladder:
+              seed: int | None = None, discard_bad_journal_lines: bool = False) -> Ladder:
     """Play the plan's round robin for the setup and fit its ladder; games are journalled in
     ``<out>/journal.jsonl`` (kept as ``journal.jsonl.gz`` when done) and the ladder written to ``out``.
-    ``plan`` None is the game's; ``seed`` None is the plan's."""
+    ``plan`` None is the game's; ``seed`` None is the plan's; ``discard_bad_journal_lines`` as for
+    :func:`~five_towers_env.evaluation.match.evaluate`."""
     spec = get_game(game)
     plan = plan or load_plan(spec)
     if seed is not None:
@@ -298,7 +299,8 @@ def calibrate(game: str, num_players: int, variant: str, out: str | Path, plan: 
             shutil.copyfileobj(src, dst)
     book = Journal(journal_path, {"run": "ladder", "game": spec.name, "variant": variant,
                                   "num_players": num_players, "seed": plan.seed, "paired": True},
-                   fingerprints=fingerprints(spec, labels, num_players, variant))
+                   fingerprints=fingerprints(spec, labels, num_players, variant),
+                   discard_bad_lines=discard_bad_journal_lines)
     for label, dropped in sorted(book.changed.items()):
         warnings.warn(f"{label}: its files changed since the journal was written; its {dropped} games are "
                       "played again", stacklevel=2)
@@ -308,8 +310,7 @@ def calibrate(game: str, num_players: int, variant: str, out: str | Path, plan: 
     ladder = fit_ladder(spec.name, num_players, variant, labels, records, plan)
     ladder.save(out)
     # the games, in job order, compressed: what a later calibration of this setup starts from
-    lines = [json.dumps(book.header)] + [json.dumps(jsonable(journal_line(r, job, labels)))
-                                         for r, job in zip(records, jobs)]
+    lines = book.lines([journal_line(r, job, labels) for r, job in zip(records, jobs)])
     atomic.write_bytes(archive, gzip.compress(("\n".join(lines) + "\n").encode(), mtime=0))
     book.remove()
     return ladder
@@ -338,5 +339,5 @@ def plot_ladder(ladder: Ladder, path: str | Path) -> Path | None:
     return save_figure(fig, path, dpi=110)
 
 
-__all__ = ["FORMAT", "MODEL", "Ladder", "LadderPlan", "calibrate", "fit_ladder", "groups_of", "ladder_folder",
-           "load_plan", "plot_ladder", "seated", "shipped_ladder", "summary_table"]
+__all__ = ["FORMAT", "JournalError", "MODEL", "Ladder", "LadderPlan", "calibrate", "fit_ladder", "groups_of",
+           "ladder_folder", "load_plan", "plot_ladder", "seated", "shipped_ladder", "summary_table"]

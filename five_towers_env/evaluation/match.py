@@ -58,7 +58,7 @@ from pathlib import Path
 from typing import Any
 
 from five_towers_env.core.game import DEFAULT_GAME, get_game
-from five_towers_env.evaluation.journal import Journal
+from five_towers_env.evaluation.journal import Journal, JournalError
 from five_towers_env.evaluation.runner import (
     GameJob,
     PlayOptions,
@@ -99,7 +99,7 @@ def evaluate(agent_specs: Sequence[Any], num_games: int = 100, num_players: int 
              variant: str | None = None, seed: int = 0, workers: int | None = 1, progress: bool = True,
              paired: bool = True, game: str = DEFAULT_GAME, field: Any = None, on_agent_error: str = "stop",
              move_timeout: float | None = None, journal: str | Path | None = None,
-             ray: str | None = None) -> EvaluationResult:
+             ray: str | None = None, discard_bad_journal_lines: bool = False) -> EvaluationResult:
     """Play ``num_games`` seat-rotated, seeded games between ``agent_specs`` and summarise them.
 
     Args:
@@ -126,6 +126,10 @@ def evaluate(agent_specs: Sequence[Any], num_games: int = 100, num_players: int 
         move_timeout: seconds an agent may take per decision (None: no limit).
         journal: a file to append each game to as it finishes (:mod:`~five_towers_env.evaluation.journal`):
             a run stopped midway and started again with the same arguments plays only the games it lacks.
+            A journal of another run, or one with a line that fails its checks, raises
+            :class:`~five_towers_env.evaluation.journal.JournalError` (naming the line).
+        discard_bad_journal_lines: drop a journal's bad lines instead, with a warning, and play their games
+            again.
         ray: play on a Ray cluster: ``"auto"``, an address, or ``"local"`` (a local instance with
             ``workers`` CPUs); results are the same as in one process
             (:mod:`~five_towers_env.evaluation.distributed`).
@@ -155,7 +159,8 @@ def evaluate(agent_specs: Sequence[Any], num_games: int = 100, num_players: int 
     labels = [s.label for s in specs]
     book = None if journal is None else Journal(journal, {"run": "evaluate", "game": g.name, "variant": variant,
                                                           "num_players": num_players, "seed": seed,
-                                                          "paired": paired})
+                                                          "paired": paired},
+                                                  discard_bad_lines=discard_bad_journal_lines)
     records = run_jobs(specs, variant, jobs, workers=workers, progress=progress, desc="evaluate", game=g.name,
                        options=PlayOptions(on_agent_error, move_timeout), journal=book, ray=ray)
     config = {"game": g.name, "agents": labels, "num_games": num_games, "num_players": num_players, "variant": variant,
@@ -168,8 +173,8 @@ def evaluate(agent_specs: Sequence[Any], num_games: int = 100, num_players: int 
 
 
 __all__ = [
-    # the match itself
-    "evaluate",
+    # the match itself, and what a journal it cannot trust raises (five_towers_env.evaluation.journal)
+    "evaluate", "JournalError",
     # agent specs (five_towers_env.evaluation.specs)
     "AgentFactory", "AgentSpec", "AgentSpecLike", "parse_agent_spec", "resolve_specs", "to_spec",
     # seeds, seats and the process pool (five_towers_env.evaluation.runner)

@@ -116,10 +116,11 @@ def _label(agent: Any, panel: Sequence[str], game: str) -> AgentSpec:
 def rate(agent: Any, game: str = DEFAULT_GAME, num_players: int = 2, variant: str | None = None,
          games: int = DEFAULT_GAMES, seed: int = 0, workers: int | None = 1, progress: bool = True,
          ray: str | None = None, on_agent_error: str = "stop", move_timeout: float | None = None,
-         journal: str | Path | None = None) -> RateResult:
+         journal: str | Path | None = None, discard_bad_journal_lines: bool = False) -> RateResult:
     """Play ``agent`` (any agent spec of :mod:`~five_towers_env.evaluation.specs`) against the setup's ladder
     panel, about ``games`` games in all, and rate it on the ladder's scale (see the module docstring).
-    ``workers``, ``ray``, ``on_agent_error``, ``move_timeout`` and ``journal`` are as for
+    ``workers``, ``ray``, ``on_agent_error``, ``move_timeout``, ``journal`` and ``discard_bad_journal_lines`` are
+    as for
     :func:`~five_towers_env.evaluation.match.evaluate`."""
     g = get_game(game)
     variant = variant or g.default_variant
@@ -134,7 +135,8 @@ def rate(agent: Any, game: str = DEFAULT_GAME, num_players: int = 2, variant: st
         ids = [0] + [o] * (num_players - 1)
         jobs += make_jobs(ids, per, num_players, seed, key=(group_key([me.label, label]),), group=o)
     book = None if journal is None else Journal(journal, {"run": "rate", "game": g.name, "variant": variant,
-                                                          "num_players": num_players, "seed": seed, "paired": True})
+                                                          "num_players": num_players, "seed": seed, "paired": True},
+                                                  discard_bad_lines=discard_bad_journal_lines)
     t0 = time.perf_counter()
     records = run_jobs(specs, variant, jobs, workers=workers, progress=progress, desc="rate", game=g.name,
                        options=PlayOptions(on_agent_error, move_timeout), journal=book, ray=ray)

@@ -24,6 +24,7 @@ from five_towers_env.core.state import shares_of
 from five_towers_env.evaluation.distributed import ray_records
 from five_towers_env.evaluation.guard import ON_ERROR, AgentError, GuardedAgent
 from five_towers_env.evaluation.journal import Journal, game_key
+from five_towers_env.evaluation.journal_check import FORFEIT_KEYS, MAX_TEXT, RECORD_KEYS
 from five_towers_env.evaluation.specs import AgentSpec
 from five_towers_env.play import play_game
 
@@ -91,8 +92,10 @@ def _forfeit_record(agents: Sequence[GuardedAgent], error: AgentError) -> dict[s
     n = len(agents)
     scores = agents[error.seat].public_scores() or [0] * n
     winners = [s for s in range(n) if s != error.seat]
+    message = str(error)  # cut to what a journal line may hold, so a resumed run's record is the same
+    message = message if len(message) <= MAX_TEXT else message[: MAX_TEXT - 3] + "..."
     return {"scores": scores, "winners": winners, "steps": sum(a.moves for a in agents),
-            "forfeit": error.seat, "error": str(error)}
+            "forfeit": error.seat, "error": message}
 
 
 def play_job(specs: Sequence[AgentSpec], variant: str, job: GameJob, game: str = DEFAULT_GAME,
@@ -216,10 +219,24 @@ def journal_line(record: dict[str, Any], job: GameJob, labels: Sequence[str]) ->
 
 
 def _from_journal(line: dict[str, Any], job: GameJob) -> dict[str, Any]:
-    """A journal line as this run's record of ``job`` (its group, game number and lineup are this run's)."""
-    rest = {k: v for k, v in line.items() if k not in ("agents", "agent_seeds", "deal", "deal_seed")}
+    """A journal line (checked by :mod:`~five_towers_env.evaluation.journal_check`) as this run's record of
+    ``job``: its group, game number, deal and lineup are this run's, never the line's."""
+    kept = [k for k in RECORD_KEYS + FORFEIT_KEYS if k in line and k not in ("agents", "agent_seeds", "deal",
+                                                                               "deal_seed")]
     return {"group": job.group, "game": job.index, "deal": job.deal, "deal_seed": job.deal_seed,
-            "lineup": list(job.lineup), **rest}
+            "lineup": list(job.lineup), **{k: line[k] for k in kept}}
+
+
+def _journalled(journal: Journal, job: GameJob, labels: Sequence[str]) -> dict[str, Any] | None:
+    """The journal's record of ``job`` as this run's record, or None (not there, or dropped as not this game)."""
+    key = game_key(job.deal_seed, job.agent_seeds, [labels[a] for a in job.lineup])
+    line = journal.get(key)
+    if line is None:
+        return None
+    if line["deal"] != job.deal:
+        journal.reject(key, f"its game is deal {job.deal} of this run, not deal {line['deal']}")
+        return None
+    return _from_journal(line, job)
 
 
 def _unpicklable(specs: Sequence[AgentSpec]) -> str | None:
@@ -249,10 +266,9 @@ def run_jobs(specs: Sequence[AgentSpec], variant: str, jobs: Sequence[GameJob], 
     records: list[dict[str, Any] | None] = [None] * len(jobs)
     todo: list[int] = []
     for i, job in enumerate(jobs):
-        line = journal.get(game_key(job.deal_seed, job.agent_seeds, [labels[a] for a in job.lineup])) \
-            if journal is not None else None
-        if line is not None:
-            records[i] = _from_journal(line, job)
+        record = _journalled(journal, job, labels) if journal is not None else None
+        if record is not None:
+            records[i] = record
         else:
             todo.append(i)
     if ray is None and workers > 1 and len(todo) > 1:

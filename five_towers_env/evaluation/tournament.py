@@ -326,14 +326,15 @@ def plot_matrix(result: TournamentResult, path: str | Path) -> Path | None:
 def round_robin(agent_specs: Sequence[Any], games: int = 100, num_players: int = 2, variant: str | None = None,
                 seed: int = 0, workers: int | None = 1, progress: bool = True, paired: bool = True,
                 game: str = DEFAULT_GAME, on_agent_error: str = "stop", move_timeout: float | None = None,
-                journal: str | Path | None = None, ray: str | None = None) -> TournamentResult:
+                journal: str | Path | None = None, ray: str | None = None,
+                discard_bad_journal_lines: bool = False) -> TournamentResult:
     """Play every group of ``num_players`` agents ``games`` seat-rotated games of ``game``; see the
     module docstring.
 
     ``agent_specs`` are as for :func:`~five_towers_env.evaluation.match.evaluate` (names of
     ``game``'s agents); ``variant`` None is the game's default variant; all groups' games share one
     process pool (``workers``) or Ray cluster (``ray``), and results do not depend on either.
-    ``on_agent_error``, ``move_timeout`` and ``journal`` are as for
+    ``on_agent_error``, ``move_timeout``, ``journal`` and ``discard_bad_journal_lines`` are as for
     :func:`~five_towers_env.evaluation.match.evaluate`: the journal also serves a tournament with more
     agents, whose new groups alone are played.
     """
@@ -358,7 +359,8 @@ def round_robin(agent_specs: Sequence[Any], games: int = 100, num_players: int =
     t0 = time.perf_counter()
     book = None if journal is None else Journal(journal, {"run": "tournament", "game": the_game.name,
                                                           "variant": variant, "num_players": num_players,
-                                                          "seed": seed, "paired": paired})
+                                                          "seed": seed, "paired": paired},
+                                                  discard_bad_lines=discard_bad_journal_lines)
     records = run_jobs(specs, variant, jobs, workers=workers, progress=progress, desc="tournament",
                        game=the_game.name, options=PlayOptions(on_agent_error, move_timeout), journal=book, ray=ray)
     wall = time.perf_counter() - t0

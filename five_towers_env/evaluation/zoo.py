@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from five_towers_env.core.game import get_game, parse_setup_key, setup_key
+from five_towers_env.evaluation.journal_check import JournalError
 from five_towers_env.evaluation.report import fmt_ci, markdown_table, text_table, write_json, write_text
 
 #: the opponents of the zoo table, in column order
@@ -77,12 +78,13 @@ def training_record(policy: ShippedPolicy, runs: str | Path | None) -> dict[str,
 def zoo_table(game: str, games: int, seed: int, out: str | Path | None = None, workers: int | None = 1,
               opponents: tuple[str, ...] = OPPONENTS, runs: str | Path | None = None,
               progress: bool = False, setups: list[str] | None = None, ray: str | None = None,
-              on_agent_error: str = "stop", move_timeout: float | None = None) -> list[dict[str, Any]]:
+              on_agent_error: str = "stop", move_timeout: float | None = None,
+              discard_bad_journal_lines: bool = False) -> list[dict[str, Any]]:
     """One row per shipped setup (or those of ``setups``) and opponent: the shipped policy against ``n - 1``
     copies of the opponent, ``games`` games on ``seed``, rounded up to a multiple of ``n`` so that the policy
     sits in every seat of every deal equally often (1,000 games of 3 players: 1,002). Each evaluation's files go to
     ``<out>/<setup>/vs_<opponent>*``; ``table.json`` and ``table.md`` to ``out``. ``opponents`` are any agent
-    specs; ``ray``, ``on_agent_error`` and ``move_timeout`` are as for
+    specs; ``ray``, ``on_agent_error``, ``move_timeout`` and ``discard_bad_journal_lines`` are as for
     :func:`~five_towers_env.evaluation.match.evaluate`, and with ``out`` each evaluation is journalled there
     until its files are written."""
     from five_towers_env.evaluation.match import evaluate
@@ -99,7 +101,7 @@ def zoo_table(game: str, games: int, seed: int, out: str | Path | None = None, w
             result = evaluate([("ppo", {"path": str(policy.path)})], num_games=played, num_players=policy.num_players,
                               variant=policy.variant, seed=seed, workers=workers, progress=progress, game=game,
                               field=opponent, ray=ray, on_agent_error=on_agent_error, move_timeout=move_timeout,
-                              journal=journal)
+                              journal=journal, discard_bad_journal_lines=discard_bad_journal_lines)
             if out is not None and journal is not None:
                 result.save(Path(out) / policy.setup, prefix=name)
                 journal.unlink(missing_ok=True)
@@ -155,4 +157,5 @@ def shipped_listing(game: str) -> str:
     return text_table(["setup", "file", "training run", "timesteps", "trained in"], rows)
 
 
-__all__ = ["OPPONENTS", "ShippedPolicy", "shipped", "shipped_listing", "training_record", "zoo_markdown", "zoo_table"]
+__all__ = ["JournalError", "OPPONENTS", "ShippedPolicy", "shipped", "shipped_listing", "training_record",
+           "zoo_markdown", "zoo_table"]

@@ -10,15 +10,18 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from five_towers_env.core.game import DEFAULT_GAME, GAMES, get_game
 from five_towers_env.evaluation.specs import parse_agent_spec
+from five_towers_env.limits import MAX_GAMES
 from five_towers_env.numerics import MODES as NUMERICS_MODES
 from five_towers_env.training.config_base import build_blamed, checked_values, read_config_file, write_settings
 from five_towers_env.training.config_base import settings_table as _settings_table
 from five_towers_env.training.setups import ConfigError, init_policy_path, parse_setup, setup_key
 
+#: the most learner decisions one rollout holds (``ppo.n_steps * n_envs``): its buffer is this many observations
+MAX_ROLLOUT = 262_144
 #: the values of ``tie_reward``: how the training reward counts a shared win
 TIE_REWARDS = ("full", "share")
 
@@ -38,6 +41,9 @@ def baselines(game: str = DEFAULT_GAME) -> tuple[str, ...]:
 class PPOSettings:
     """Hyper-parameters handed to sb3-contrib's ``MaskablePPO``."""
 
+    #: upper limits (:func:`~.config_base.limits_of`); the rollout ``n_steps * n_envs`` is at most MAX_ROLLOUT
+    LIMITS: ClassVar[dict[str, int | tuple[int, int]]] = {
+        "n_steps": 65_536, "batch_size": 262_144, "n_epochs": 1_000, "net_arch": (4_096, 8)}
     learning_rate: float = 3e-4
     """Adam step size (constant)."""
     n_steps: int = 512
@@ -78,6 +84,7 @@ ARCHITECTURES = ("mlp", "typed")
 class PoolSettings:
     """The opponents the learner meets: baseline agents plus frozen snapshots of itself."""
 
+    LIMITS: ClassVar[dict[str, int | tuple[int, int]]] = {"max_snapshots": 1_000, "promote_games": MAX_GAMES}
     baselines: dict[str, float] = field(default_factory=lambda: {"random": 0.1, "greedy": 0.3, "heuristic": 0.6})
     """Baseline agent name -> sampling weight (the game's agents: ``random``, ``greedy``, ``heuristic``, ``mcts``)."""
     snapshot_weight: float = 0.0
@@ -101,6 +108,8 @@ class ImitationSettings:
     """Optional warm start: behaviour cloning of a teacher agent before PPO (see
     ``five_towers_env/training/imitation.py``)."""
 
+    LIMITS: ClassVar[dict[str, int | tuple[int, int]]] = {
+        "games": MAX_GAMES, "epochs": 1_000, "batch_size": 262_144}
     games: int = 0
     """Games of teacher play to imitate before self-play starts; 0 starts PPO from scratch."""
     teacher: str = "heuristic"
@@ -120,6 +129,10 @@ class ImitationSettings:
 class TrainConfig:
     """A whole run: game, budget, seeds, logging and the two sections above."""
 
+    LIMITS: ClassVar[dict[str, int | tuple[int, int]]] = {
+        "total_timesteps": 10**11, "value_warmup_steps": 10**11, "n_envs": 1_024, "env_workers": 256,
+        "eval_every": 10**11, "eval_games": MAX_GAMES, "final_eval_games": MAX_GAMES, "checkpoint_every": 10**11,
+        "torch_threads": 256, "rollout_threads": 256, "seed": 2**63 - 1}
     name: str = "ppo_selfplay"
     """Run name: the run folder is ``<out_dir>/<name>``."""
     game: str = DEFAULT_GAME
@@ -277,6 +290,8 @@ def validate(cfg: TrainConfig) -> TrainConfig:
              f"ppo.architecture: {game.title} has no {p.architecture} network (it reads a layout the game declares, "
              f"GameSpec.architectures); {game.title} trains architecture: "
              f"{' or '.join(a for a in ARCHITECTURES if a == 'mlp' or a in game.architectures)}")
+    _require(p.n_steps * cfg.n_envs <= MAX_ROLLOUT, f"ppo.n_steps * n_envs: at most {MAX_ROLLOUT:,} decisions per "
+             f"rollout, got {p.n_steps:,} * {cfg.n_envs:,}")
     _require(p.batch_size <= p.n_steps * cfg.n_envs,
              f"ppo.batch_size ({p.batch_size}) exceeds the rollout size n_steps * n_envs ({p.n_steps * cfg.n_envs})")
     q = cfg.pool

@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
+import math
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar, get_type_hints
@@ -36,8 +37,8 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
         raise ConfigError(f"config file {path} does not exist")
     try:
         data = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as e:
-        raise ConfigError(f"{path}: not valid YAML: {e}") from e
+    except (yaml.YAMLError, ValueError) as e:  # ValueError: an integer of more digits than Python reads
+        raise ConfigError(f"{path}: not valid YAML: {' '.join(str(e).split())}") from e
     except (OSError, UnicodeDecodeError) as e:
         raise ConfigError(f"{path}: cannot read the config: {e}") from e
     if data is None:
@@ -93,7 +94,13 @@ def check_type(key: str, value: Any, hint: Any) -> Any:
     ``dict[..., ...]``), or a :class:`ConfigError` naming ``key``."""
     origin = getattr(hint, "__origin__", None)
     if hint is float and isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # an integer past float's range
+            number = math.inf
+        if not math.isfinite(number):
+            raise ConfigError(f"{key}: must be a finite number, got {shown(value)}")
+        return number
     if hint in (int, str, bool):
         if type(value) is hint:
             return value
@@ -134,6 +141,7 @@ def checked_values(cls: type, data: Any, prefix: str = "", sections: Mapping[str
         raise ConfigError(f"unknown key(s) {', '.join(prefix + str(k) for k in unknown)}; "
                           f"known: {', '.join(sorted(names))}")
     values = {}
+    limits = limits_of(cls)
     for key, value in data.items():
         if key in ignore:
             continue
@@ -141,7 +149,43 @@ def checked_values(cls: type, data: Any, prefix: str = "", sections: Mapping[str
             values[key] = sections[key](**checked_values(sections[key], value, f"{prefix}{key}."))
         else:
             values[key] = check_type(prefix + key, value, hints[key])
+            if key in limits:
+                check_limit(prefix + key, values[key], limits[key])
     return values
+
+
+# -- upper limits ----------------------------------------------------------------------------------
+
+def shown(value: Any) -> str:
+    """A number as an error shows it: an integer too long to read whole by its size."""
+    if isinstance(value, int) and value.bit_length() > 100:
+        return f"an integer of {int(value.bit_length() * math.log10(2)) + 1} digits"
+    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else repr(value)
+
+
+def limits_of(cls: type) -> dict[str, int | tuple[int, int]]:
+    """The upper limits of a settings dataclass's numbers (its ``LIMITS``): a setting's largest value, or for
+    a list of sizes ``(largest entry, most entries)``."""
+    return dict(getattr(cls, "LIMITS", {}))
+
+
+def check_limit(key: str, value: Any, limit: int | tuple[int, int]) -> None:
+    """Raise :class:`ConfigError` naming ``key`` where ``value`` is over ``limit`` (see :func:`limits_of`)."""
+    if isinstance(limit, tuple):
+        largest, most = limit
+        if len(value) > most:
+            raise ConfigError(f"{key}: at most {most} entries, got {len(value)}")
+        for i, v in enumerate(value):
+            check_limit(f"{key}[{i}]", v, largest)
+    elif value > limit:
+        raise ConfigError(f"{key}: at most {limit:,}, got {shown(value)}")
+
+
+def limit_text(limit: int | tuple[int, int]) -> str:
+    """A limit as the settings tables say it."""
+    if isinstance(limit, tuple):
+        return f"At most {limit[1]} entries, each at most {limit[0]:,}."
+    return f"At most {limit:,}."
 
 
 # -- a config file with --set overrides ----------------------------------------------------------
@@ -247,9 +291,11 @@ def settings_table(cls: type, sections: Mapping[str, type] | None = None) -> str
             if klass is cls and f.name in sections:
                 continue
             doc = docs[f.name].replace("``", "`").replace("|", "/")
+            limit = limits_of(klass).get(f.name)
+            doc += f" {limit_text(limit)}" if limit is not None else ""
             rows.append(f"| `{prefix}{f.name}` | `{_default(f)!r}` | {doc} |")
     return "\n".join(rows)
 
 
-__all__ = ["ConfigError", "apply_overrides", "build_blamed", "check_type", "checked_values", "field_docs",
-           "read_config_file", "settings_table", "write_settings"]
+__all__ = ["ConfigError", "apply_overrides", "build_blamed", "check_limit", "check_type", "checked_values",
+           "field_docs", "limit_text", "limits_of", "read_config_file", "settings_table", "write_settings"]

@@ -9,9 +9,10 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from five_towers_env.core.game import DEFAULT_GAME, get_game
+from five_towers_env.limits import MAX_GAMES
 from five_towers_env.numerics import MODES as NUMERICS_MODES
 from five_towers_env.training.config_base import (
     ConfigError,
@@ -26,6 +27,14 @@ from five_towers_env.training.config_base import (
 class ExpertConfig:
     """One expert-iteration run: a policy-value network and the search it guides, improving each other."""
 
+    #: upper limits of the numbers (:func:`~.config_base.limits_of`), documented in the settings table
+    LIMITS: ClassVar[dict[str, int | tuple[int, int]]] = {
+        "seed": 2**63 - 1, "hidden": (4_096, 8), "generations": 100_000, "games_per_generation": MAX_GAMES,
+        "warmup_games": MAX_GAMES, "warmup_steps": 10**8, "teacher_generations": 100_000, "simulations": 1_000_000,
+        "determinisations": 1_024, "temperature_moves": 10_000, "buffer_positions": 2_000_000,
+        "train_steps": 10**8, "batch_size": 65_536, "workers": 256, "torch_threads": 256, "eval_every": 100_000,
+        "eval_games": MAX_GAMES, "eval_mcts_games": MAX_GAMES, "eval_seed": 2**63 - 1,
+        "eval_simulations": 1_000_000}
     name: str = "expert"
     """Run name: the run folder is `<out_dir>/<name>`."""
     out_dir: str = "runs"
