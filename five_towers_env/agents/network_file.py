@@ -169,7 +169,7 @@ def check_network_path(path: Path) -> None:
     if not path.exists():
         raise FileNotFoundError(f"ppo: no policy file at {path}")
     if not zipfile.is_zipfile(path):
-        raise ValueError(f"ppo: {path} is not a policy .npz/.zip: not a zip archive (expected a policy "
+        raise NetworkFileError(f"ppo: {path} is not a policy .npz/.zip: not a zip archive (expected a policy "
                          "exported by training, e.g. runs/<name>/policy.npz, or a checkpoint step_N.zip)")
 
 
@@ -319,7 +319,7 @@ class NumpyNetwork:
     def __init__(self, net: NetworkFile, hint: str | None = None) -> None:
         path, arrays = net.path, net.arrays
         if net.architecture not in ARCHITECTURES or net.activation not in ACTIVATIONS:
-            raise ValueError(f"ppo: {path}: unknown architecture {net.architecture!r} or activation "
+            raise NetworkFileError(f"ppo: {path}: unknown architecture {net.architecture!r} or activation "
                              f"{net.activation!r} (this version reads mlp / typed and {', '.join(ACTIVATIONS)})")
         self.path, self.architecture, self.meta = path, net.architecture, net.meta
         self._typed: Any = None  # the typed network's forward pass, None for an mlp
@@ -334,7 +334,7 @@ class NumpyNetwork:
                 if not self._layers:
                     raise KeyError("w0")
         except KeyError as e:
-            raise ValueError(f"ppo: {path} is not a policy .npz/.zip: no weight entry {e}") from None
+            raise NetworkFileError(f"ppo: {path} is not a policy .npz/.zip: no weight entry {e}") from None
         if self._typed is None:
             sizes = (self._layers[0][0].shape[1], self._layers[-1][0].shape[0])
             self.game = policy_game(net.meta, *sizes, f"{path}: network sizes do not match the game")
@@ -418,6 +418,6 @@ class NumpyNetwork:
         return np.maximum(features @ w0.T + b0, 0.0) @ w1.T + b1
 
 
-__all__ = ["ACTIVATIONS", "ARCHITECTURES", "FORMAT", "NetworkFile", "NetworkFileError", "NumpyNetwork", "check_network_path",
-           "export_policy", "game_of_sizes", "game_sizes", "layout_game", "policy_game", "read_network",
-           "typed_forward", "write_network"]
+__all__ = ["ACTIVATIONS", "ARCHITECTURES", "FORMAT", "NetworkFile", "NetworkFileError", "NumpyNetwork",
+           "check_network_path", "export_policy", "game_of_sizes", "game_sizes", "layout_game", "policy_game",
+           "read_network", "typed_forward", "write_network"]

@@ -72,7 +72,7 @@ class UnknownAgentError(KeyError):
         return str(self.args[0]) if self.args else ""
 
 
-class AgentDict(dict):  # type: ignore[type-arg]
+class AgentDict(dict):
     """A mapping keyed by the environment's agents: an unknown name is an :class:`UnknownAgentError`
     naming the known ones, not a bare ``KeyError``."""
 
@@ -354,4 +354,5 @@ def wrap_env(raw: AECEnv) -> AECEnv:
     return e
 
 
-__all__ = ["AgentDict", "GameEnv", "REQUIRED_ATTRIBUTES", "UnknownAgentError", "wrap_env", "action_id", "ActionTypeError", "INFO_KEYS"]
+__all__ = ["AgentDict", "GameEnv", "REQUIRED_ATTRIBUTES", "UnknownAgentError", "wrap_env", "action_id",
+           "ActionTypeError", "INFO_KEYS"]
