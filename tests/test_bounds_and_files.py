@@ -357,6 +357,8 @@ def test_expert_sizes_have_upper_limits(data, named):
     ("expert", "method: expert_iteration\nhidden: [1000000000]\n", "hidden[0]"),
 ])
 def test_a_config_error_leaves_no_run_folder(command, text, key, tmp_path, capsys):
+    for module in ("torch", "tensorboard", *(("stable_baselines3", "sb3_contrib") if command == "train" else ())):
+        pytest.importorskip(module)  # the command asks for the rl extra first
     config = tmp_path / "c.yaml"
     config.write_text(f"name: bad\nout_dir: {tmp_path / 'runs'}\n{text}")
     line = one_line_error(capsys, command, "--config", config, "--no-progress")

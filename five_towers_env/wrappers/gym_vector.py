@@ -18,7 +18,7 @@ decisions, its masks are in ``infos["action_mask"]`` (int8 ``(N, num_actions)``)
 - **Seeds.** ``reset(seed=s)`` deals game ``i`` from ``default_rng(s + i)`` and seeds the opponents from ``s``.
 
 It needs Gymnasium 1.0 or newer (its ``VectorEnv`` API and ``make_vec``); on older releases the ids have no
-vector entry point and importing this module says so.
+vector entry point and making a :class:`GymVectorEnv` says so.
 """
 from __future__ import annotations
 
@@ -33,8 +33,10 @@ from gymnasium.vector.utils import batch_space
 
 try:
     from gymnasium.vector import AutoresetMode
-except ImportError:  # Gymnasium before 1.0: another VectorEnv API
-    raise ImportError(f"the Gymnasium vector environment needs gymnasium>=1.0, found {gymnasium.__version__}") from None
+
+    _SAME_STEP: Any = AutoresetMode.SAME_STEP
+except ImportError:  # Gymnasium before 1.0: another VectorEnv API (GymVectorEnv says so when made)
+    _SAME_STEP = None
 
 from five_towers_env.agents.registry import make_agent_from_text, parse_agent_text
 from five_towers_env.core.agent import Agent
@@ -58,11 +60,13 @@ class GymVectorEnv(VectorEnv):
         **options: the game's own settings (Campanile ``bet_chip``; ``explicit``).
     """
 
-    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
+    metadata = {"autoreset_mode": _SAME_STEP}
 
     def __init__(self, num_envs: int = 1, game: str | GameSpec = DEFAULT_GAME, num_players: int = 2,
                  variant: str | None = None, opponents: OpponentSpec | Sequence[OpponentSpec] = "random",
                  learner_seat: int | None = None, **options: Any) -> None:
+        if _SAME_STEP is None:
+            raise RuntimeError(f"the Gymnasium vector environment needs gymnasium>=1.0, found {gymnasium.__version__}")
         spec = get_game(game)
         self.game_spec = spec
         self.env = VectorGameEnv(spec, num_envs, num_players, variant, **options)
