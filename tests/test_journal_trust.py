@@ -6,6 +6,7 @@ ending with the table of a run never stopped. A fuzz test feeds the checker muta
 accepted unchanged, and then valid, or refused with the typed error."""
 from __future__ import annotations
 
+import copy
 import csv
 import gzip
 import json
@@ -275,6 +276,12 @@ def _bad_agent(seed=None):
     return Bad()
 
 
+def _odd(rng):
+    """One of ODD_VALUES, as a copy: a shared list put into a record and then mutated would change
+    ODD_VALUES itself for every later draw (and could come to hold itself)."""
+    return copy.deepcopy(rng.choice(ODD_VALUES))
+
+
 def _mutate_record(rng, record):
     record = json.loads(json.dumps(record))
     for _ in range(rng.randint(1, 3)):
@@ -283,13 +290,13 @@ def _mutate_record(rng, record):
         if op < 0.45 and keys:
             k = rng.choice(keys)
             if isinstance(record[k], list) and record[k] and rng.random() < 0.5:
-                record[k][rng.randrange(len(record[k]))] = rng.choice(ODD_VALUES)
+                record[k][rng.randrange(len(record[k]))] = _odd(rng)
             else:
-                record[k] = rng.choice(ODD_VALUES)
+                record[k] = _odd(rng)
         elif op < 0.6 and keys:
             del record[rng.choice(keys)]
         elif op < 0.7:
-            record[rng.choice(["lineup", "group", "game", "extra", "forfeit", "error"])] = rng.choice(ODD_VALUES)
+            record[rng.choice(["lineup", "group", "game", "extra", "forfeit", "error"])] = _odd(rng)
         elif op < 0.85 and keys:
             k = rng.choice(keys)
             if isinstance(record[k], list):
