@@ -15,6 +15,7 @@ from five_towers_env.core.game import DEFAULT_GAME  # light: imports no game
 
 if TYPE_CHECKING:
     from five_towers_env.evaluation.match import EvaluationResult
+    from five_towers_env.evaluation.rate import RateResult
     from five_towers_env.evaluation.tournament import TournamentResult
 
 
@@ -195,12 +196,18 @@ def _stopped(args: argparse.Namespace, exc: Exception) -> int:
     return 1
 
 
-def _report(result: EvaluationResult | TournamentResult, args: argparse.Namespace, journal: Path | None,
+def _report(result: EvaluationResult | TournamentResult | RateResult, args: argparse.Namespace, journal: Path | None,
             **save_options: Any) -> int:
     """Print a result's table; save its files in ``args.out`` if given."""
     print(result.table())
     if args.out:
-        paths = result.save(args.out, **save_options)
+        try:
+            paths = result.save(args.out, **save_options)
+        except OSError as exc:  # the games are played and journaled: say how to write them without replaying
+            kept = f"the games played are kept in {journal}: " if journal is not None and journal.exists() else ""
+            print(f"five-towers {args.command}: error: the results could not be written in {args.out} ({exc}); "
+                  f"{kept}make the folder writable and run the same command again to write them", file=sys.stderr)
+            return 2
         _finish(journal)
         print("wrote " + ", ".join(str(p) for p in paths.values()))
         wrote(args, args.out)
@@ -249,13 +256,7 @@ def cmd_rate(args: argparse.Namespace) -> int:
     except ValueError as exc:  # no ladder shipped for the setup
         print(f"five-towers rate: error: {exc}", file=sys.stderr)
         return 2
-    print(result.table())
-    if args.out:
-        paths = result.save(args.out)
-        _finish(journal)
-        print("wrote " + ", ".join(str(p) for p in paths.values()))
-        wrote(args, args.out)
-    return 0
+    return _report(result, args, journal)
 
 
 def cmd_ladder(args: argparse.Namespace) -> int:

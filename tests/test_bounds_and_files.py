@@ -383,3 +383,23 @@ def test_an_unknown_agent_is_named(game):
     for call in (env.observe, env.observation_space, env.action_space):
         with pytest.raises(KeyError, match="unknown agent 'nope'; this environment's agents are player_0"):
             call("nope")
+
+
+@pytest.mark.parametrize("command", ["evaluate", "tournament"])
+def test_a_write_that_fails_after_the_games_keeps_the_journal_and_says_how_to_finish(command, tmp_path, capsys):
+    out = tmp_path / "out"
+    (out / f"{command}.json").mkdir(parents=True)  # a folder where a result goes: the write fails, even as root
+    argv = [command, "--agents", "random", "random", "--games", "4", "--seed", "3", "--no-progress", "--out", str(out)]
+    if command == "tournament":
+        argv.append("--no-plot")
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    journal = out / f"{command}_journal.jsonl"
+    assert "\n" not in err and "Traceback" not in err
+    assert str(journal) in err and "run the same command again" in err
+    assert journal.exists()
+    played = journal.read_text().count("\n")
+    (out / f"{command}.json").rmdir()
+    assert main(argv) == 0
+    assert (out / f"{command}.json").is_file() and not journal.exists()
+    assert played == 5  # the header and the four games, which the second run read instead of playing them
