@@ -150,6 +150,10 @@ class GameSpec:
         native_engine: the same for the game's native (C++) core; empty: none (the game runs on Python
             whatever ``FIVE_TOWERS_ENGINE`` says). Its module must also have ``from_python(state)``, the native
             state equal to a reference state (:meth:`adopt`).
+        opponents: the game's rule-based opponents, weakest first: the defaults a trainer evaluates against
+            and the columns of the policy zoo's table (``random`` alone when it declares none).
+        pool_weights: the default share of each rule-based opponent in a self-play training pool.
+        teacher: the agent a trainer imitates, or evaluates a network against, by default.
         ladder: a folder inside the game's package holding its rating ladder
             (:mod:`~five_towers_env.evaluation.ladder`): ``plan.json``, how it is calibrated, and one
             ``<players>p-<variant>.json`` per calibrated setup, which ``five-towers rate`` places agents on;
@@ -184,6 +188,9 @@ class GameSpec:
     ladder: str = ""
     engine: str = ""
     native_engine: str = ""
+    opponents: tuple[str, ...] = ("random",)
+    pool_weights: Mapping[str, float] = field(default_factory=lambda: {"random": 1.0})
+    teacher: str = "random"
 
     def __post_init__(self) -> None:
         targets = ("raw_env", "env", "save_position", "check_setup", "ui")

@@ -87,6 +87,9 @@ SPEC = register_game(GameSpec(
     ladder="ladder",
     # the bare engines: the Python reference, and the native core beside it (five_towers_env.engine_backend)
     engine=f"{__name__}.state:CampanileState.new_game", native_engine=f"{__name__}.native_engine:new_game",
+    # the rule-based opponents trainers evaluate against and mix into their pools, and the teacher they imitate
+    opponents=("random", "greedy", "heuristic"), pool_weights={"random": 0.1, "greedy": 0.3, "heuristic": 0.6},
+    teacher="heuristic",
 ))
 
 __all__ = ["SPEC",

@@ -108,6 +108,9 @@ SPEC = register_game(GameSpec(
     architectures={"typed": f"{__name__}.typed_layout:LAYOUT"},
     # the bare engines: the Python reference, and the native core beside it (five_towers_env.engine_backend)
     engine=f"{__name__}.state:GameState.new_game", native_engine=f"{__name__}.native_engine:new_game",
+    # the rule-based opponents trainers evaluate against and mix into their pools, and the teacher they imitate
+    opponents=("random", "greedy", "heuristic"), pool_weights={"random": 0.1, "greedy": 0.3, "heuristic": 0.6},
+    teacher="heuristic",
 ))
 
 __all__ = [

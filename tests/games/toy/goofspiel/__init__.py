@@ -37,6 +37,7 @@ SPEC = register_game(GameSpec(
     ui=f"{__name__}.ui:GOOFSPIEL", agents={"match": f"{__name__}.agents:MatchAgent"},
     observe=f"{__name__}.observation:encode", chance=f"{__name__}.chance:GoofChance",
     engine=f"{__name__}.state:GoofState.new_game",  # Python only: no native_engine
+    opponents=("random", "match"), pool_weights={"random": 0.5, "match": 0.5}, teacher="match",
 ))
 
 __all__ = ["SPEC", "GoofState"]
