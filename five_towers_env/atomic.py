@@ -22,12 +22,41 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
 PARTIAL = ".partial-"  # in every temporary name: never a name a reader asks for
+
+
+def folder_problem(folder: str | Path) -> str | None:
+    """Why files cannot be written into ``folder`` (made if missing), or ``None``. The one check every command
+    makes before it writes: it makes nothing, but tries a scratch file in the nearest folder that exists,
+    since permission bits do not tell (root, read-only mounts, /proc)."""
+    folder = Path(folder)
+    if not str(folder).strip():
+        return "an empty path"
+    existing = next((p for p in (folder, *folder.parents) if p.exists()), Path("."))
+    if not existing.is_dir():
+        return (f"{folder} is a file, not a folder" if existing == folder
+                else f"{existing} (in {folder}) is a file, not a folder")
+    try:
+        with tempfile.TemporaryFile(dir=existing):
+            pass
+    except OSError as exc:
+        return f"{folder} cannot be written: {exc.strerror or exc}" + ("" if existing == folder else f" ({existing})")
+    return None
+
+
+def file_problem(path: str | Path) -> str | None:
+    """Why ``path`` cannot be written as a file: empty, a folder, or in a folder :func:`folder_problem` refuses."""
+    if not str(path).strip():
+        return "an empty path"
+    if Path(path).is_dir():
+        return f"{path} is a folder"
+    return folder_problem(Path(path).parent)
 
 
 def partial_name(path: Path) -> Path:

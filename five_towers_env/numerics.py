@@ -21,8 +21,8 @@ The libraries read these once, when they load, so they cannot be set from inside
 has imported numpy: :func:`run_pinned` starts the command again with them set (``os.execve`` for
 a command-line process; a child process for a call from Python), and worker processes inherit
 them. Thread counts come from the run's config (``torch_threads``), never from the core count.
-The torch and MKL values reproduce the AVX2 machines' default digests of
-``shared/tools/kernel_digest.py`` on an AVX-512 CPU, so pinned runs on either kind agree.
+The torch and MKL values make an AVX-512 CPU compute the same kernel results as an AVX2 machine does by
+default (checked by digests of each library's kernels on both kinds), so pinned runs on either kind agree.
 
 Where the CPU lacks AVX2 or FMA (or is not x86-64), there is no AVX2 path to pin to: the run uses
 the native kernels and :func:`portable_problem` says why.

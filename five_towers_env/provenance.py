@@ -20,7 +20,7 @@ folder written (both ``null`` when the package is not a git checkout or git is m
 ``null`` where unset. A training run folder written by several invocations (``train --resume``,
 ``expert --resume``) keeps the earlier ones under ``earlier``. ``reconstructed: true`` marks a file
 written afterwards, from git history, for a result older than provenance files
-(``tools/reconstruct_provenance.py``).
+(``tools/archive/reconstruct_provenance.py``).
 """
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ def _program(arg0: str) -> list[str]:
     if path.suffix != ".py":
         return [arg0]
     resolved = path.resolve()
-    if resolved in (PACKAGE_DIR / "cli.py", PACKAGE_DIR / "__main__.py"):  # python -m five_towers_env.cli
+    if resolved in (PACKAGE_DIR / "cli" / "__main__.py", PACKAGE_DIR / "__main__.py"):  # python -m five_towers_env.cli
         return ["five-towers"]
     if resolved.is_relative_to(PACKAGE_DIR):  # python -m five_towers_env.<module>
         parts = resolved.relative_to(PACKAGE_DIR.parent).with_suffix("").parts

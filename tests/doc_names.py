@@ -549,7 +549,7 @@ def check_commands(doc: Doc) -> list[str]:
 @cache
 def script_flags(script: Path) -> frozenset[str]:
     """The flags a script of the repository takes: the quoted ``--flag`` strings of its source and of the
-    package modules it imports (``training/checkpoint_curve.py`` runs ``five_towers_env.training.checkpoint_curve``)."""
+    package modules it imports (``training/checkpoint_curve.py`` runs ``five_towers_env.analysis.checkpoint_curve``)."""
     text = script.read_text()
     for module in re.findall(r"^from (five_towers_env[\w.]*) import", text, flags=re.M):
         path = ROOT / (module.replace(".", "/") + ".py")
@@ -588,7 +588,7 @@ def _listed_agent_problems(tokens: list[str], options: tuple[str, ...]) -> list[
 
 def _script_flags(doc: Doc, line: int, span: str) -> set[str]:
     """The flags of the scripts the span or its paragraph names (``benchmarks/bench.py``, ``bench.py``,
-    ``five_towers_env/training/checkpoint_curve.py``, "the benchmarks'")."""
+    ``five_towers_env/analysis/checkpoint_curve.py``, "the benchmarks'")."""
     text = span + " " + doc.paragraph(line)
     scripts = {ROOT / s for s in re.findall(r"((?:benchmarks|training|tools|examples|five_towers_env)/[\w/]+\.py)",
                                             text)}

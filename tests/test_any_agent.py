@@ -131,13 +131,22 @@ def test_a_factory_that_cannot_be_pickled_plays_in_process_with_a_warning():
     assert [r["scores"] for r in result.records] == [r["scores"] for r in reference.records]
 
 
-def test_cli_constants_match_the_library():
-    from five_towers_env import cli
-    from five_towers_env.evaluation import guard, rate, zoo
+def test_the_cli_takes_its_defaults_from_the_library():
+    """The command line states no default of its own: rate's game count, the agent-error choices and the zoo's
+    opponents are the library's."""
+    from five_towers_env.cli import build_parser
+    from five_towers_env.cli.zoo import check
+    from five_towers_env.core.game import get_game
+    from five_towers_env.evaluation import guard, rate
 
-    assert cli.RATE_GAMES == rate.DEFAULT_GAMES
-    assert cli.ON_AGENT_ERROR == guard.ON_ERROR
-    assert cli.ZOO_OPPONENTS == zoo.OPPONENTS
+    parser = build_parser()
+    assert parser.parse_args(["rate", "random"]).games == rate.DEFAULT_GAMES
+    on_error = [a for a in build_parser()._subparsers._group_actions[0].choices["evaluate"]._actions
+                if a.dest == "on_agent_error"][0]
+    assert tuple(on_error.choices) == guard.ON_ERROR
+    args = parser.parse_args(["zoo", "--game", "campanile"])
+    check(parser, args)
+    assert args.field == list(reversed(get_game("campanile").opponents))
 
 
 def test_registry_lists_the_user_agents_for_every_game():

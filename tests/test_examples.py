@@ -47,7 +47,7 @@ def test_training_script(tmp_path):
     # the checkpoint curve: one row per checkpoint, and the last one scores exactly what the
     # exported final policy (the same weights) scores over the same seeded games
     out = run("training/checkpoint_curve.py", str(run_dir), "--opponents", "greedy", "--games", "6")
-    from five_towers_env.training.checkpoint_curve import run_checkpoints
+    from five_towers_env.analysis.checkpoint_curve import run_checkpoints
     from five_towers_env.training.eval_games import evaluation_table
 
     with open(run_dir / "checkpoint_curve.csv") as f:

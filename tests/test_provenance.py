@@ -25,7 +25,7 @@ FIELDS = {"command", "commit", "dirty", "environment", "libraries", "machine", "
 
 
 def _tool():
-    path = ROOT / "tools" / "reconstruct_provenance.py"
+    path = ROOT / "tools" / "archive" / "reconstruct_provenance.py"
     spec = importlib.util.spec_from_file_location("reconstruct_provenance", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -76,9 +76,10 @@ def test_command_line_is_what_a_user_types(monkeypatch):
     package = provenance.PACKAGE_DIR
     assert command_line(["/usr/local/bin/five-towers", "evaluate", "--agents", "mcts:simulations=8", "a b"]) == \
         "five-towers evaluate --agents mcts:simulations=8 'a b'"
-    assert command_line([str(package / "cli.py"), "zoo"]) == "five-towers zoo"  # python -m five_towers_env.cli
-    assert command_line([str(package / "training" / "checkpoint_curve.py"), "runs/x"]) == \
-        "python -m five_towers_env.training.checkpoint_curve runs/x"
+    # python -m five_towers_env.cli
+    assert command_line([str(package / "cli" / "__main__.py"), "zoo"]) == "five-towers zoo"
+    assert command_line([str(package / "analysis" / "checkpoint_curve.py"), "runs/x"]) == \
+        "python -m five_towers_env.analysis.checkpoint_curve runs/x"
     assert command_line(["benchmarks/bench.py", "--json", "runs/b.json"]) == \
         "python benchmarks/bench.py --json runs/b.json"
     monkeypatch.chdir(ROOT)
@@ -184,7 +185,7 @@ def test_every_results_folder_has_provenance_with_its_readme_command():
         if data.get("reconstructed"):
             command, earlier = tool.provenance_command(rows[name])
             assert (data["command"], [e["command"] for e in data.get("earlier", [])]) == (command, earlier), \
-                f"results/{name}/provenance.json is stale: run python tools/reconstruct_provenance.py"
+                f"results/{name}/provenance.json is stale: run python tools/archive/reconstruct_provenance.py"
             assert data["note"] and (data["commit"] is None or len(data["commit"]) == 40)
 
 

@@ -21,7 +21,7 @@ def _train(out: Path):
     from five_towers_env.training.selfplay import Trainer
 
     cfg = load_config(CONFIGS / "ppo_smoke.yaml", {"out_dir": str(out), "subproc": True})
-    policy = Trainer(cfg, progress=False).run()
+    policy = Trainer(cfg, progress=False).run().network
     with open(cfg.run_dir / "eval_log.csv") as f:
         log = [{k: v for k, v in row.items() if k != "wall_s"} for row in csv.DictReader(f)]
     return log, dict(np.load(policy))

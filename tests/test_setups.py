@@ -74,7 +74,7 @@ def setups_run(tmp_path_factory):
     trainer = Trainer(cfg, progress=False)
     first = trainer.current_agent()
     first_logits = first.logits(np.eye(first.obs_size, dtype=np.float32)[:8])
-    policy = trainer.run()
+    policy = trainer.run().network
     return cfg, trainer, policy, first_logits
 
 

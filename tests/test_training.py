@@ -13,8 +13,8 @@ from five_towers_env.training.config import (
     config_from_dict,
     config_to_dict,
     load_config,
-    save_config,
 )
+from five_towers_env.training.config_base import write_settings
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 #: the PPO configs (the expert-iteration ones, method: expert_iteration, are tested in test_expert.py)
@@ -26,7 +26,7 @@ PPO_CONFIGS = sorted(p for p in CONFIGS.glob("*.yaml") if "method: expert_iterat
 @pytest.mark.parametrize("path", PPO_CONFIGS, ids=lambda p: p.name)
 def test_shipped_configs_load_and_round_trip(path, tmp_path):
     cfg = load_config(path)
-    save_config(cfg, tmp_path / "again.yaml")
+    write_settings(tmp_path / "again.yaml", config_to_dict(cfg))
     assert load_config(tmp_path / "again.yaml") == cfg
 
 
@@ -147,7 +147,7 @@ def smoke_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("runs")
     cfg = load_config(CONFIGS / "ppo_smoke.yaml", {"out_dir": str(out)})
     trainer = Trainer(cfg, progress=False)
-    policy = trainer.run()
+    policy = trainer.run().network
     return cfg, trainer, policy
 
 
@@ -157,7 +157,7 @@ def test_smoke_training_saves_everything(smoke_run):
     assert trainer.model.num_timesteps >= cfg.total_timesteps
     assert policy == run / "policy.npz" and policy.exists()
     assert load_config(run / "config.yaml") == cfg
-    from five_towers_env.training.checkpoint_curve import run_checkpoints
+    from five_towers_env.analysis.checkpoint_curve import run_checkpoints
 
     ckpts = [path for _, path in run_checkpoints(run)]
     assert ckpts and all(c.with_suffix(".json").exists() for c in ckpts)
@@ -182,7 +182,7 @@ def test_exported_policy_matches_the_sb3_policy(smoke_run):
     from agent_checks import check_export_matches_sb3
 
     cfg, trainer, policy = smoke_run
-    from five_towers_env.training.checkpoint_curve import run_checkpoints
+    from five_towers_env.analysis.checkpoint_curve import run_checkpoints
 
     ckpt = run_checkpoints(cfg.run_dir)[-1][1]
     model = MaskablePPO.load(ckpt, device="cpu")
@@ -199,7 +199,7 @@ def test_a_checkpoint_is_converted_once_per_process_and_file_version(smoke_run, 
 
     from five_towers_env.agents import network_file
     from five_towers_env.agents.policy import PolicyAgent
-    from five_towers_env.training.checkpoint_curve import run_checkpoints
+    from five_towers_env.analysis.checkpoint_curve import run_checkpoints
 
     cfg, _, _ = smoke_run
     ckpt = run_checkpoints(cfg.run_dir)[-1][1]
@@ -308,7 +308,7 @@ class _Fixed:
 
 
 def test_phase_mix_routes_each_phase_to_its_agent():
-    from five_towers_env.training.diagnosis import BUILDER_PHASES, PhaseMixAgent, mix_label
+    from five_towers_env.analysis.diagnosis import BUILDER_PHASES, PhaseMixAgent, mix_label
 
     mix = PhaseMixAgent(_Fixed(1), _Fixed(2), {"bid"})
     assert mix.act({}, {"phase": "bid"}) == 1
@@ -319,7 +319,7 @@ def test_phase_mix_routes_each_phase_to_its_agent():
 
 def test_phase_ablation_of_the_shipped_policy():
     from five_towers_env.agents.registry import make_agent
-    from five_towers_env.training.diagnosis import phase_ablation, play_mix
+    from five_towers_env.analysis.diagnosis import phase_ablation, play_mix
 
     rows = phase_ablation(games=4, seed=3)
     assert [r["policy decides"] for r in rows] == ["teacher only", "bid", "take", "teardown/build/recover",

@@ -5,11 +5,11 @@ the noise of the 100-game points drawn during training.
     python training/checkpoint_curve.py runs/ppo_selfplay_2p --opponents heuristic --games 300 --workers 2
 
 A thin entry point: everything (options, evaluation, CSV / PNG, printed table) is
-:mod:`five_towers_env.training.checkpoint_curve`.
+:mod:`five_towers_env.analysis.checkpoint_curve`.
 """
 import sys
 
-from five_towers_env.training.checkpoint_curve import main
+from five_towers_env.analysis.checkpoint_curve import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -12,13 +12,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from five_towers_env.core.game import DEFAULT_GAME, GAMES, get_game
+from five_towers_env.core.game import DEFAULT_GAME, GAMES, get_game, setup_key
 from five_towers_env.evaluation.specs import parse_agent_spec
 from five_towers_env.limits import MAX_GAMES
 from five_towers_env.numerics import MODES as NUMERICS_MODES
-from five_towers_env.training.config_base import build_blamed, checked_values, read_config_file, write_settings
+from five_towers_env.training.config_base import (
+    ConfigError,
+    build_blamed,
+    checked_values,
+    init_policy_path,
+    parse_setup,
+    read_config_file,
+)
 from five_towers_env.training.config_base import settings_table as _settings_table
-from five_towers_env.training.setups import ConfigError, init_policy_path, parse_setup, setup_key
 
 #: the most learner decisions one rollout holds (``ppo.n_steps * n_envs``): its buffer is this many observations
 MAX_ROLLOUT = 262_144
@@ -85,8 +91,10 @@ class PoolSettings:
     """The opponents the learner meets: baseline agents plus frozen snapshots of itself."""
 
     LIMITS: ClassVar[dict[str, int | tuple[int, int]]] = {"max_snapshots": 1_000, "promote_games": MAX_GAMES}
-    baselines: dict[str, float] = field(default_factory=lambda: {"random": 0.1, "greedy": 0.3, "heuristic": 0.6})
-    """Baseline agent name -> sampling weight (the game's agents: ``random``, ``greedy``, ``heuristic``, ``mcts``)."""
+    baselines: dict[str, float] = field(default_factory=dict)
+    """Baseline agent name -> sampling weight (the game's agents that can be opponents, e.g. ``random``, ``mcts``);
+    left out: the game's own mix (``GameSpec.pool_weights``; 5 Towers and Campanile: ``random`` 0.1, ``greedy``
+    0.3, ``heuristic`` 0.6)."""
     snapshot_weight: float = 0.0
     """Total sampling weight of the snapshots, shared among them (see ``recency``); 0 disables self-play."""
     recency: float = 1.0
@@ -112,9 +120,10 @@ class ImitationSettings:
         "games": MAX_GAMES, "epochs": 1_000, "batch_size": 262_144}
     games: int = 0
     """Games of teacher play to imitate before self-play starts; 0 starts PPO from scratch."""
-    teacher: str = "heuristic"
-    """The agent imitated: one of the game's agents (``random``, ``greedy``, ``heuristic``, ``mcts``), with settings
-    if it takes them (``mcts:simulations=200``)."""
+    teacher: str = ""
+    """The agent imitated: one of the game's agents that can be opponents, with settings if it takes them
+    (``mcts:simulations=200``); left out: the game's teacher (``GameSpec.teacher``; 5 Towers and Campanile:
+    ``heuristic``)."""
     epochs: int = 5
     """Passes over the teacher's decisions."""
     batch_size: int = 512
@@ -176,8 +185,9 @@ class TrainConfig:
     """Evaluate (against each of ``eval_opponents``, and the pool) every this many timesteps."""
     eval_games: int = 100
     """Games per opponent at each evaluation (the learner in a random seat; the same seeded games every time)."""
-    eval_opponents: list[str] = field(default_factory=lambda: ["random", "greedy", "heuristic"])
-    """Baselines the win rate is logged against (``eval/win_rate_vs_<name>``)."""
+    eval_opponents: list[str] = field(default_factory=list)
+    """Baselines the win rate is logged against (``eval/win_rate_vs_<name>``); left out: the game's rule-based
+    opponents (``GameSpec.opponents``; 5 Towers and Campanile: ``random``, ``greedy``, ``heuristic``)."""
     final_eval_games: int = 200
     """Games per baseline of ``eval_opponents`` in the table ``five-towers train`` prints at the end
     (0 skips it)."""
@@ -221,10 +231,20 @@ _SECTIONS = {"ppo": PPOSettings, "pool": PoolSettings, "imitation": ImitationSet
 def _build(data: Any) -> TrainConfig:
     """A :class:`TrainConfig` of ``data``'s settings, each checked against its field's type (not validated)."""
     values = checked_values(TrainConfig, data, sections=_SECTIONS)
-    if "variant" not in data and isinstance(data.get("game"), str) and data["game"] in GAMES:
-        # the dataclass default ("base") is 5 Towers'; another game starts from its own default
-        values["variant"] = get_game(data["game"]).default_variant
-    return TrainConfig(**values)
+    cfg = TrainConfig(**values)
+    if cfg.game not in GAMES:
+        return cfg  # validate() names the error
+    game = get_game(cfg.game)
+    # what a config leaves out is the game's own: its default variant, opponents, pool and teacher
+    if "variant" not in data:
+        cfg.variant = game.default_variant
+    if "eval_opponents" not in data:
+        cfg.eval_opponents = list(game.opponents)
+    if "baselines" not in (data.get("pool") or {}):
+        cfg.pool.baselines = dict(game.pool_weights)
+    if "teacher" not in (data.get("imitation") or {}):
+        cfg.imitation.teacher = game.teacher
+    return cfg
 
 
 def _require(ok: bool, message: str) -> None:
@@ -348,8 +368,3 @@ def settings_table() -> str:
 def config_to_dict(cfg: TrainConfig) -> dict[str, Any]:
     """The config as plain data (for saving beside checkpoints)."""
     return dataclasses.asdict(cfg)
-
-
-def save_config(cfg: TrainConfig, path: str | Path) -> None:
-    """Write ``cfg`` as YAML that :func:`load_config` reads back to an equal config."""
-    write_settings(path, config_to_dict(cfg))

@@ -1,4 +1,6 @@
-"""What the configs of both trainers (``five-towers train``, ``five-towers expert``) share.
+"""What the configs of every trainer (``five-towers train``, ``five-towers expert``) share.
+
+* :class:`ConfigError`: a setting that cannot be used, the message naming it;
 
 * :func:`read_config_file`: a YAML file's mapping of settings, or a :class:`ConfigError` saying what is wrong
   with the file;
@@ -20,9 +22,33 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar, get_type_hints
 
-from five_towers_env.training.setups import ConfigError
+from five_towers_env.core.game import parse_setup_key
 
 T = TypeVar("T")
+
+
+class ConfigError(ValueError):
+    """A config file or mapping that cannot be used; the message names the offending key."""
+
+
+def parse_setup(text: str) -> tuple[int, str]:
+    """``"4p-great_powers"`` -> ``(4, "great_powers")`` (the keys of ``GameSpec.shipped_policies``), or
+    :class:`ConfigError`."""
+    try:
+        return parse_setup_key(text)
+    except ValueError as e:
+        raise ConfigError(f"setups: {e}") from None
+
+
+def init_policy_path(text: str) -> Path:
+    """The file ``init_policy`` names: the path as given, or else inside the installed package's parent folder
+    (so ``five_towers_env/games/.../policies/x.npz`` names a shipped policy from any working directory)."""
+    path = Path(text)
+    if path.is_file() or path.is_absolute():
+        return path
+    import five_towers_env
+
+    return Path(five_towers_env.__file__).resolve().parents[1] / path
 
 
 def read_config_file(path: str | Path) -> dict[str, Any]:
@@ -297,5 +323,6 @@ def settings_table(cls: type, sections: Mapping[str, type] | None = None) -> str
     return "\n".join(rows)
 
 
-__all__ = ["ConfigError", "apply_overrides", "build_blamed", "check_limit", "check_type", "checked_values",
-           "field_docs", "limit_text", "limits_of", "read_config_file", "settings_table", "write_settings"]
+__all__ = ["ConfigError", "init_policy_path", "parse_setup", "apply_overrides", "build_blamed", "check_limit",
+           "check_type", "checked_values", "field_docs", "limit_text", "limits_of", "read_config_file",
+           "settings_table", "write_settings"]

@@ -9,8 +9,8 @@ One generation of :class:`ExpertTrainer`:
    target); their positions join the replay buffer;
 3. ``train_steps`` minibatches from the buffer fit the policy to the search's improved policy and
    the value to the games' outcomes (:func:`~.pv_model.policy_value_loss`);
-4. every ``eval_every`` generations, the bare network and the guided search play the heuristic
-   and the search opponent ``eval_mcts`` on fixed deals (``eval_seed``): the learning curve
+4. every ``eval_every`` generations, the bare network and the guided search play the game's teacher
+   (``GameSpec.teacher``) and the search opponent ``eval_mcts`` on fixed deals (``eval_seed``): the learning curve
    (``curve.csv``, ``curve.png``, TensorBoard under ``tb/``);
 5. a checkpoint (``checkpoint.pt``, ``buffer.npz``, ``state.json``) and the generation's network
    (``networks/gen_K.npz``) are written; ``five-towers expert --resume <run>`` (or ``<run>/checkpoint.pt``)
@@ -34,7 +34,7 @@ import signal
 import time
 from multiprocessing.pool import Pool
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import torch
@@ -42,7 +42,14 @@ import torch
 from five_towers_env.atomic import atomic_paths
 from five_towers_env.core.blas import one_blas_thread
 from five_towers_env.core.game import get_game
-from five_towers_env.training.expert_config import ExpertConfig, expert_config_to_dict, last_checkpoint
+from five_towers_env.training.expert_config import (
+    CHECKPOINT_FILES,
+    ExpertConfig,
+    expert_config_to_dict,
+    last_checkpoint,
+    load_expert_config,
+    resume_expert_config,
+)
 from five_towers_env.training.expert_data import Positions, ReplayBuffer, network_games, selfplay_games, teacher_games
 from five_towers_env.training.interrupts import (
     TrainingInterrupted,
@@ -52,18 +59,27 @@ from five_towers_env.training.interrupts import (
 )
 from five_towers_env.training.pv_model import PolicyValueModel, policy_value_loss
 from five_towers_env.training.run_folder import RunFolder
+from five_towers_env.training.trainer import TrainResult
 
 #: what a run writes into its run folder: a folder holding any of them holds a run, and
 #: ``five-towers expert --force`` removes these and only these
 EXPERT_RUN_FILES = ("config.yaml", "state.json", "checkpoint.pt", "buffer.npz", "network.npz", "networks", "curve.csv",
                     "curve.png", "tb", "provenance.json")
 CURVE_CSV, CURVE_PNG = "curve.csv", "curve.png"
-#: the learning curve's win rates and their labels in ``curve.png``
-CURVE_SERIES = {"net_vs_heuristic": "net vs heuristic", "guided_vs_heuristic": "guided vs heuristic",
-                "net_vs_mcts": "net vs mcts", "guided_vs_mcts": "guided vs mcts"}
-CURVE_FIELDS = ("generation", "games", "positions", "wall_s", "policy_loss", "value_loss",
-                "net_vs_heuristic", "net_vs_heuristic_strict", "guided_vs_heuristic", "guided_vs_heuristic_strict",
-                "net_vs_mcts", "net_vs_mcts_strict", "guided_vs_mcts", "guided_vs_mcts_strict")
+#: the bare network and the search it guides, whose win rates the learning curve shows
+PLAYERS = ("net", "guided")
+
+
+def curve_series(teacher: str) -> dict[str, str]:
+    """The learning curve's win rates and their labels in ``curve.png``: each player against the game's
+    teacher (``GameSpec.teacher``) and against the search opponent ``eval_mcts``."""
+    return {f"{who}_vs_{against}": f"{who} vs {against}" for against in (teacher, "mcts") for who in PLAYERS}
+
+
+def curve_fields(teacher: str) -> tuple[str, ...]:
+    """The columns of ``curve.csv``."""
+    return ("generation", "games", "positions", "wall_s", "policy_loss", "value_loss",
+            *(f"{key}{strict}" for key in curve_series(teacher) for strict in ("", "_strict")))
 
 
 def _worker_init() -> None:
@@ -80,13 +96,53 @@ def _chunks(seeds: list[int], parts: int) -> list[list[int]]:
 
 
 class ExpertTrainer:
-    """Runs (or resumes) one expert-iteration run; see the module docstring."""
+    """Runs (or resumes, from the checkpoint ``resume`` names) one expert-iteration run; see the module
+    docstring (the :class:`~.trainer.Trainer` protocol)."""
 
-    def __init__(self, cfg: ExpertConfig, resume: bool = False) -> None:
+    method: ClassVar[str] = "expert_iteration"
+    run_files: ClassVar[tuple[str, ...]] = EXPERT_RUN_FILES
+
+    @classmethod
+    def load_config(cls, path: str | Path, overrides: dict[str, Any] | None = None) -> ExpertConfig:
+        """An expert-iteration config file with ``overrides`` (:func:`.expert_config.load_expert_config`)."""
+        return load_expert_config(path, overrides)
+
+    @classmethod
+    def resume_config(cls, path: str | Path, overrides: dict[str, Any] | None = None) -> tuple[ExpertConfig, Path]:
+        """The run ``path`` names (its folder, or a file of its checkpoint): its config with ``overrides``, and
+        its checkpoint (:func:`.expert_config.resume_expert_config`)."""
+        cfg = resume_expert_config(path, overrides)
+        return cfg, cfg.run_dir / CHECKPOINT_FILES[0]
+
+    @classmethod
+    def newest_checkpoint(cls, run_dir: Path) -> Path | None:
+        """The run's checkpoint (one per run, rewritten at each generation)."""
+        return last_checkpoint(run_dir)
+
+    @classmethod
+    def checkpoint_run(cls, checkpoint: Path) -> Path | None:
+        """The run folder a checkpoint file lies in."""
+        return Path(checkpoint).parent
+
+    @classmethod
+    def from_config(cls, cfg: ExpertConfig, progress: bool = True) -> ExpertTrainer:
+        """A new run of ``cfg``."""
+        return cls(cfg, progress=progress)
+
+    @classmethod
+    def resume(cls, path: str | Path, overrides: dict[str, Any] | None = None,
+               progress: bool = True) -> ExpertTrainer:
+        """The run ``path`` names, continued with ``overrides``."""
+        cfg, checkpoint = cls.resume_config(path, overrides)
+        return cls(cfg, resume=checkpoint, progress=progress)
+
+    def __init__(self, cfg: ExpertConfig, resume: str | Path | None = None, progress: bool = True) -> None:
         self.cfg = cfg
+        self.progress = progress
         self.dir = cfg.run_dir
         self.folder = RunFolder(cfg.run_dir, EXPERT_RUN_FILES)
         self.spec = get_game(cfg.game)
+        self.teacher = self.spec.teacher  # the rule-based opponent of the learning curve
         torch.manual_seed(cfg.seed)
         self.model = PolicyValueModel(cfg.architecture, self.spec.observation_size, self.spec.num_actions,
                                       cfg.num_players, cfg.hidden, game=self.spec.name)
@@ -119,12 +175,12 @@ class ExpertTrainer:
         """Seconds of the run so far, over all its sessions."""
         return self.wall_before + time.perf_counter() - self.start
 
-    def run(self, progress: bool = True) -> Path:
-        """Play and train until ``generations`` are done; returns the run folder. Ctrl-C or SIGTERM ends the
-        workers and raises :class:`~.interrupts.TrainingInterrupted` naming the last checkpoint."""
+    def run(self) -> TrainResult:
+        """Play and train until ``generations`` are done; the result names ``network.npz``. Ctrl-C or SIGTERM
+        ends the workers and raises :class:`~.interrupts.TrainingInterrupted` naming the last checkpoint."""
         from tqdm import tqdm
 
-        cfg = self.cfg
+        cfg, progress = self.cfg, self.progress
         torch.set_num_threads(cfg.torch_threads)
         from torch.utils.tensorboard import SummaryWriter
 
@@ -152,10 +208,10 @@ class ExpertTrainer:
                 pool.join()
             writer.close()
         bar.close()
-        self._export(self.dir / "network.npz")
-        self.folder.plot_curve(CURVE_CSV, CURVE_PNG, series=CURVE_SERIES, x="wall_s",
-                               title=f"expert iteration: {self.dir.name}")
-        return self.dir
+        network = self._export(self.dir / "network.npz")
+        curve = self.folder.plot_curve(CURVE_CSV, CURVE_PNG, series=curve_series(self.teacher), x="wall_s",
+                                       title=f"expert iteration: {self.dir.name}")
+        return TrainResult(self.dir, network, f"net:path={network}", cfg.game, curve)
 
     def _export(self, path: Path) -> Path:
         cfg = self.cfg
@@ -208,7 +264,7 @@ class ExpertTrainer:
             row.update(self._evaluate(snapshot))
         row["wall_s"] = round(self.wall_s, 1)
         self._log(row, writer)
-        bar.set_postfix({k: f"{row[k]:.2f}" for k in ("net_vs_heuristic", "guided_vs_mcts") if k in row})
+        bar.set_postfix({k: f"{row[k]:.2f}" for k in (f"net_vs_{self.teacher}", "guided_vs_mcts") if k in row})
         self._save()
 
     def _train(self, steps: int) -> None:
@@ -232,7 +288,7 @@ class ExpertTrainer:
         self.losses = {k: v / max(1, steps) for k, v in sums.items()}
 
     def _evaluate(self, network: Path) -> dict[str, float]:
-        """The learning curve's point: net and guided against the heuristic and the search opponent."""
+        """The learning curve's point: net and guided against the game's teacher and the search opponent."""
         from five_towers_env.evaluation.match import evaluate
 
         cfg = self.cfg
@@ -240,12 +296,13 @@ class ExpertTrainer:
         guided = f"guided:path={network}," + (cfg.guided or f"search=puct,simulations={cfg.eval_simulations},"
                                                               f"determinisations={cfg.determinisations}")
         out: dict[str, float] = {}
-        plans = [("net", net, "heuristic", cfg.eval_games), ("guided", guided, "heuristic", cfg.eval_games),
-                 ("net", net, "mcts", cfg.eval_mcts_games), ("guided", guided, "mcts", cfg.eval_mcts_games)]
-        for who, spec, against, games in plans:
+        teacher, mcts = self.teacher, cfg.eval_mcts
+        plans = [(net, teacher, teacher, cfg.eval_games), (guided, teacher, teacher, cfg.eval_games),
+                 (net, "mcts", mcts, cfg.eval_mcts_games), (guided, "mcts", mcts, cfg.eval_mcts_games)]
+        for spec, against, opponent, games in plans:
             if games < 1:
                 continue
-            opponent = "heuristic" if against == "heuristic" else cfg.eval_mcts
+            who = spec.partition(":")[0]
             result = evaluate([spec, opponent], num_games=games, num_players=cfg.num_players, variant=cfg.variant,
                               seed=cfg.eval_seed, workers=cfg.workers, progress=False, game=cfg.game)
             row = result.agents[0]
@@ -258,7 +315,7 @@ class ExpertTrainer:
         # plays again (logged, then killed before the save) are dropped
         rows: list[dict[str, Any]] = [r for r in self.folder.read_curve(CURVE_CSV)
                                       if int(r["generation"]) < int(row["generation"])]
-        self.folder.write_curve(CURVE_CSV, rows + [row], CURVE_FIELDS)
+        self.folder.write_curve(CURVE_CSV, rows + [row], curve_fields(self.teacher))
         for k, v in row.items():
             if k != "generation" and isinstance(v, (int, float)):
                 writer.add_scalar(f"expert/{k}", v, self.generation)
@@ -291,4 +348,4 @@ class ExpertTrainer:
         self.losses = state["losses"]
 
 
-__all__ = ["ExpertTrainer", "CURVE_FIELDS", "EXPERT_RUN_FILES"]
+__all__ = ["ExpertTrainer", "EXPERT_RUN_FILES", "curve_fields", "curve_series"]

@@ -1,15 +1,15 @@
 """Optional warm start before self-play: imitate a teacher agent (behaviour cloning).
 
 With ``imitation.games > 0`` the trainer first lets the teacher (an agent of the run's game's
-registry, by default its rule-based ``heuristic``) play the learner's seat against the training pool, records every
-decision it makes with more than one legal action (observation, mask, action, and the game's final
-shaped return from the teacher's seat), and fits the policy network to the teacher's actions
-(cross-entropy over the legal actions) and the value network to the returns (mean squared error).
+registry, by default the game's teacher, ``GameSpec.teacher``) play the learner's seat against the
+training pool, records every decision it makes with more than one legal action (observation, mask,
+action, and the game's final shaped return from the teacher's seat), and fits the policy network to the
+teacher's actions (cross-entropy over the legal actions) and the value network to the returns (mean squared error).
 PPO self-play then starts from that policy instead of from a uniform one.
 
-Why: a uniform policy needs millions of games against the pool to discover what the heuristic
-already knows (bidding only what it can build, keeping towers open), which does not fit in the
-90 minutes of a 2-core CPU; with the warm start PPO spends its budget improving on the teacher.
+Why: a uniform policy needs millions of games against the pool to discover what a rule-based teacher
+already knows (5 Towers: bidding only what it can build, keeping towers open); with the warm start PPO
+spends its budget improving on the teacher instead.
 """
 from __future__ import annotations
 

@@ -5,17 +5,16 @@
 to: a kill leaves the previous curve) and that curve as a PNG (:func:`plot_curve`, the one
 learning-curve plotter). It also knows the names of the run's files: a folder holding any of them
 holds a run, which a new run does not overwrite unless ``--force`` removes them (and only them).
-``provenance.json`` is the command line's (``five_towers_env.cli_commands.wrote``), the same for both.
+``provenance.json`` is the command line's (:class:`five_towers_env.provenance.Invocation`), the same for both.
 """
 from __future__ import annotations
 
 import csv
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from five_towers_env.atomic import PARTIAL, atomic_open, save_figure
+from five_towers_env.atomic import PARTIAL, atomic_open, folder_problem, save_figure
 from five_towers_env.core.game import parse_setup_key
 from five_towers_env.training.config_base import write_settings
 
@@ -111,21 +110,6 @@ def remove_run_files(folder: Path, names: Sequence[str]) -> None:
             path.unlink()
 
 
-def write_problem(folder: Path) -> str | None:
-    """Why files cannot be written into ``folder`` (made if missing), or ``None``; writes nothing
-    that stays: it tries a scratch file in the nearest existing folder, since permission bits do
-    not tell (root, read-only mounts)."""
-    existing = next((p for p in (folder, *folder.parents) if p.exists()), Path("."))
-    if not existing.is_dir():
-        return f"{existing} is a file, not a folder"
-    try:
-        with tempfile.TemporaryFile(dir=existing):
-            pass
-    except OSError as exc:
-        return f"{existing} cannot be written: {exc.strerror or exc}"
-    return None
-
-
 def existing_run_message(folder: Path, found: Sequence[Path], resume: str) -> str:
     """The one-line error for a new run into ``folder``, which holds the run files ``found``."""
     names = ", ".join(p.name + ("/" if p.is_dir() else "") for p in found[:4]) + (", ..." if len(found) > 4 else "")
@@ -171,9 +155,24 @@ class RunFolder:
         """Remove the run's files from the folder (see :func:`remove_run_files`)."""
         remove_run_files(self.path, self.names)
 
+    def prepare(self, new_run: bool, force: bool, resume: str) -> list[Path]:
+        """Check, before anything is written, that the run may write here: the folder can be made and
+        written in, and a new run does not overwrite an old one unasked (``force`` removes the old run's
+        files, which ``resume``, a command, would continue). Returns the files removed; ``ValueError``
+        says why the run may not start."""
+        problem = folder_problem(self.path)
+        if problem:
+            raise ValueError(f"out_dir / name: the run folder {self.path} cannot be made: {problem}")
+        old = self.run_files() if new_run else []
+        if old and not force:
+            raise ValueError(existing_run_message(self.path, old, resume))
+        if old:
+            self.remove_run_files()
+        return old
+
 
 __all__ = ["CONFIG_FILE", "RunFolder", "existing_run_message", "plot_curve", "read_csv", "remove_run_files",
-           "run_files", "write_csv", "write_problem"]
+           "run_files", "write_csv"]
 
 
 def progress_logger(folder: Path, resume: bool) -> Any:

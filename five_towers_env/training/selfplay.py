@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -46,17 +46,29 @@ from five_towers_env.agents.policy import PolicyAgent
 from five_towers_env.training.checkpoints import (
     RUN_FILES,
     CheckpointError,
+    checkpoint_run_dir,
     checkpoint_state,
+    newest_whole_checkpoint,
     relocated_snapshots,
     resolve_checkpoint,
+    resume_config,
     save_checkpoint,
 )
-from five_towers_env.training.config import TrainConfig, config_from_dict, config_to_dict, init_policy_path, setup_key
+from five_towers_env.training.config import (
+    TrainConfig,
+    build_config,
+    config_from_dict,
+    config_to_dict,
+    init_policy_path,
+    load_config,
+    setup_key,
+)
 from five_towers_env.training.eval_games import evaluation_games
 from five_towers_env.training.interrupts import TrainingInterrupted, signal_number, sigterm_as_interrupt
 from five_towers_env.training.pool import OpponentPool
 from five_towers_env.training.reward import shape_reward
 from five_towers_env.training.run_folder import RunFolder, progress_logger
+from five_towers_env.training.trainer import TrainResult
 from five_towers_env.wrappers.single_agent import SingleAgentGymEnv
 
 if TYPE_CHECKING:
@@ -176,7 +188,46 @@ def _new_model(cfg: TrainConfig, venv: Any) -> MaskablePPO:
 
 
 class Trainer:
-    """One run: builds (or resumes) the model, the pool and the environments, then :meth:`run`."""
+    """One run: builds (or resumes) the model, the pool and the environments, then :meth:`run` (the
+    :class:`~.trainer.Trainer` protocol)."""
+
+    method: ClassVar[str] = "ppo"
+    run_files: ClassVar[tuple[str, ...]] = RUN_FILES
+
+    @classmethod
+    def load_config(cls, path: str | Path, overrides: dict[str, Any] | None = None) -> TrainConfig:
+        """A training config file with ``overrides`` (:func:`.config.load_config`)."""
+        return load_config(path, overrides)
+
+    @classmethod
+    def resume_config(cls, path: str | Path, overrides: dict[str, Any] | None = None) -> tuple[TrainConfig, Path]:
+        """The checkpoint ``path`` names (a run folder: its newest whole one) and its stored config with
+        ``overrides``, writing into the checkpoint's run folder unless ``out_dir`` / ``name`` say otherwise."""
+        checkpoint = resolve_checkpoint(path)
+        cfg = build_config(config_to_dict(resume_config(checkpoint)), overrides,
+                           source=str(checkpoint.with_suffix(".json")))
+        return cfg, checkpoint
+
+    @classmethod
+    def newest_checkpoint(cls, run_dir: Path) -> Path | None:
+        """The newest whole ``checkpoints/step_N.zip`` of the run in ``run_dir``."""
+        return newest_whole_checkpoint(run_dir)
+
+    @classmethod
+    def checkpoint_run(cls, checkpoint: Path) -> Path | None:
+        """``<run>`` for ``<run>/checkpoints/step_N.zip``."""
+        return checkpoint_run_dir(checkpoint)
+
+    @classmethod
+    def from_config(cls, cfg: TrainConfig, progress: bool = True) -> Trainer:
+        """A new run of ``cfg``."""
+        return cls(cfg, progress=progress)
+
+    @classmethod
+    def resume(cls, path: str | Path, overrides: dict[str, Any] | None = None, progress: bool = True) -> Trainer:
+        """The run ``path`` (a run folder or a checkpoint) continued, with ``overrides``."""
+        cfg, checkpoint = cls.resume_config(path, overrides)
+        return cls(cfg, resume=checkpoint, progress=progress)
 
     def __init__(self, cfg: TrainConfig, resume: str | Path | None = None, progress: bool = True) -> None:
         import torch
@@ -394,9 +445,9 @@ class Trainer:
 
     # -- the loop ---------------------------------------------------------------------------
 
-    def run(self) -> Path:
-        """Train to ``total_timesteps``; return the exported ``policy.npz``. Ctrl-C or SIGTERM saves a
-        checkpoint and raises :class:`TrainingInterrupted`."""
+    def run(self) -> TrainResult:
+        """Train to ``total_timesteps``; the result names the exported ``policy.npz``. Ctrl-C or SIGTERM saves
+        a checkpoint and raises :class:`TrainingInterrupted`."""
         # wall_s counts from the start of a new run (its warm start included), or continues a resumed one's
         self.start = time.time() - self.eval_rows[-1]["wall_s"] if self.eval_rows else self.created
         try:
@@ -405,11 +456,9 @@ class Trainer:
         except KeyboardInterrupt as e:
             raise self._interrupted(signal_number(e)) from None
         self.venv.close()
-        return export_policy(self.model, self.run_dir / "policy.npz", **self._meta())
-
-
-def train(cfg: TrainConfig, resume: str | Path | None = None, progress: bool = True) -> Path:
-    """Run (or resume, from a checkpoint or a run folder) training; return the path of the exported policy."""
-    return Trainer(cfg, resume=resume, progress=progress).run()
+        policy = export_policy(self.model, self.run_dir / "policy.npz", **self._meta())
+        curve = self.run_dir / LEARNING_CURVE
+        return TrainResult(self.run_dir, policy, f"ppo:path={policy}", self.cfg.game,
+                           curve if curve.exists() else None)
 
 

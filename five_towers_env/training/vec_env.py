@@ -43,7 +43,7 @@ class SelfPlayVecEnv(VecEnv):
     Args:
         envs: the games (``SingleAgentGymEnv`` objects of one game and setup).
         shaping: ``(reward, terminated, info) -> reward``, applied to every step's reward as a
-            ``gymnasium.Wrapper`` around each game would (:class:`~.selfplay.ShapedReward`).
+            ``gymnasium.Wrapper`` around each game would (:class:`~.reward.ShapedReward`).
     """
 
     def __init__(self, envs: Sequence[SingleAgentGymEnv], shaping: Shaping = _no_shaping) -> None:

@@ -188,7 +188,7 @@ def smoke_run(tmp_path_factory):
     cfg = load_config(CONFIGS / "ppo_campanile_smoke.yaml", {"out_dir": str(out)})
     start = time.perf_counter()
     trainer = Trainer(cfg, progress=False)
-    policy = trainer.run()
+    policy = trainer.run().network
     return cfg, trainer, policy, time.perf_counter() - start
 
 
@@ -242,7 +242,7 @@ def test_exported_policy_matches_the_sb3_policy(smoke_run):
     from sb3_contrib import MaskablePPO
 
     from five_towers_env.agents.policy import PolicyAgent
-    from five_towers_env.training.checkpoint_curve import run_checkpoints
+    from five_towers_env.analysis.checkpoint_curve import run_checkpoints
 
     from agent_checks import check_export_matches_sb3
 

@@ -56,7 +56,7 @@ def typed_run(tmp_path_factory):
     cfg = load_config(CONFIGS / "ppo_smoke.yaml", {"out_dir": str(out), "ppo.architecture": "typed",
                                                    "imitation.games": 2})
     trainer = Trainer(cfg, progress=False)
-    return cfg, trainer, trainer.run()
+    return cfg, trainer, trainer.run().network
 
 
 def test_numpy_replay_matches_the_torch_network(typed_run):
@@ -68,7 +68,7 @@ def test_numpy_replay_matches_the_torch_network(typed_run):
     from five_towers_env.wrappers import SingleAgentGymEnv
 
     cfg, trainer, _ = typed_run
-    from five_towers_env.training.checkpoint_curve import run_checkpoints
+    from five_towers_env.analysis.checkpoint_curve import run_checkpoints
 
     ckpt = run_checkpoints(cfg.run_dir)[-1][1]
     model = MaskablePPO.load(ckpt, device="cpu")

@@ -16,8 +16,8 @@ in an order that is reversed every other round:
     mkdir -p /tmp/bench_old/benchmarks
     git show 173ce4e:benchmarks/bench.py > /tmp/bench_old/benchmarks/bench.py
     git show 173ce4e:benchmarks/speed_table.py > /tmp/bench_old/benchmarks/speed_table.py
-    python benchmarks/interleaving.py --old /tmp/bench_old/benchmarks/bench.py --json runs/interleaving.json
-    python benchmarks/interleaving.py --report runs/interleaving.json    # the tables again, from the file
+    python benchmarks/archive/interleaving.py --old /tmp/bench_old/benchmarks/bench.py --json runs/interleaving.json
+    python benchmarks/archive/interleaving.py --report runs/interleaving.json    # the tables again, from the file
 """
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # benchmarks/
 import bench
 
 import speed_table

@@ -1,8 +1,8 @@
 """Where does a trained policy lose? Phase ablation against a teacher.
 
 A :class:`PhaseMixAgent` lets the policy decide only in some phases (``bid``, ``take``,
-``teardown``, ``build``, ``recover``) and a teacher agent (by default the ``heuristic``) in the
-others. Playing the mixes against one opponent (by default the ``heuristic`` too) shows which
+``teardown``, ``build``, ``recover``: 5 Towers' phases) and a teacher agent (by default the game's) in the
+others. Playing the mixes against one opponent (by default the teacher too) shows which
 kind of decision costs the policy its games: with the teacher everywhere the win rate is the
 teacher's own (about 0.5 against itself); a phase whose hand-over to the policy drops it most
 is where the policy falls short of the teacher.
@@ -19,8 +19,10 @@ import numpy as np
 
 from five_towers_env.agents.policy import PolicyAgent
 from five_towers_env.agents.registry import make_agent
+from five_towers_env.core.game import get_game
 from five_towers_env.training.eval_games import play_games
 
+GAME = "five_towers"  # the phases mixed are this game's
 BUILDER_PHASES = frozenset({"teardown", "build", "recover"})
 #: the mixes reported by default: teacher only, policy in one kind of decision, policy everywhere
 DEFAULT_MIXES: tuple[frozenset[str], ...] = (
@@ -59,12 +61,15 @@ def play_mix(agent: Any, opponent: str, games: int, seed: int, num_players: int 
     return play_games(agent, num_players, variant, opponent, games, seed)["win_rate"]
 
 
-def phase_ablation(policy: str | Path | None = None, teacher: str = "heuristic", opponent: str = "heuristic",
+def phase_ablation(policy: str | Path | None = None, teacher: str | None = None, opponent: str | None = None,
                    games: int = 200, seed: int = 0, num_players: int = 2, variant: str = "base",
                    mixes: Sequence[frozenset[str]] = DEFAULT_MIXES) -> list[dict[str, Any]]:
-    """One row per mix: which phases the policy decides and the mix's win rate against ``opponent``.
+    """One row per mix: which phases the policy decides and the mix's win rate against ``opponent``
+    (``teacher`` and ``opponent`` by default the game's teacher, ``GameSpec.teacher``).
 
     Every mix plays the same seeded games, so the rows differ only by who decides what."""
+    teacher = teacher or get_game(GAME).teacher
+    opponent = opponent or teacher
     net = PolicyAgent(policy)
     rows = []
     for phases in mixes:

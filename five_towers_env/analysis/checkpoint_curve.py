@@ -115,8 +115,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Command line: evaluate a run's checkpoints, print the curve as Markdown, write the CSV and PNG."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("run", help="a run folder (holding checkpoints/step_N.zip)")
-    parser.add_argument("--opponents", nargs="+", default=["greedy", "heuristic"],
-                        help="baselines to evaluate against (default: greedy heuristic)")
+    parser.add_argument("--opponents", nargs="+",
+                        help="baselines to evaluate against (default: the run's game's rule-based opponents but "
+                             "random; 5 Towers and Campanile: greedy heuristic)")
     parser.add_argument("--games", type=int, default=1000, help="seeded games per point and opponent (default 1000)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=1, help="evaluation processes (default 1)")
@@ -125,6 +126,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="stop at the first checkpoint with this win rate and a strict rate above 0.5 "
                              f"against every opponent; write its policy as {GOAL_POLICY}")
     args = parser.parse_args(argv)
+    if args.opponents is None:
+        from five_towers_env.core.game import get_game
+
+        game = get_game(resume_config(args.run).game)
+        args.opponents = [name for name in game.opponents if name != "random"]
     rows = checkpoint_curve(args.run, args.opponents, args.games, args.seed, args.workers, out=args.out,
                             until=args.until)
     print(curve_markdown(rows, args.opponents))

@@ -15,8 +15,8 @@ afterwards from git history and the table of ``results/README.md``:
   line, or the shell's ``real 1m2.3s``), else ``null``;
 - ``reconstructed: true`` and a ``note`` saying so.
 
-    python tools/reconstruct_provenance.py            # write the missing (and reconstructed) ones
-    python tools/reconstruct_provenance.py --check    # only list what would be written; exit 1 if any
+    python tools/archive/reconstruct_provenance.py            # write the missing (and reconstructed) ones
+    python tools/archive/reconstruct_provenance.py --check    # only list what would be written; exit 1 if any
 
 A folder whose ``provenance.json`` was written by its command (no ``reconstructed``) is left alone, and
 the files are written in a fixed form (no time of writing), so running it again changes nothing. It
@@ -32,10 +32,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "results"
 FILENAME = "provenance.json"
-NOTE = ("reconstructed: written afterwards by tools/reconstruct_provenance.py from git history and "
+NOTE = ("reconstructed: written afterwards by tools/archive/reconstruct_provenance.py from git history and "
         "results/README.md, for a result made before provenance files existed")
 #: the programs a command of the table runs (other spans of its command cell are preparation or paths)
 PROGRAMS = ("five-towers", "python", "bash")
