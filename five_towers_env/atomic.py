@@ -38,7 +38,10 @@ def folder_problem(folder: str | Path) -> str | None:
     folder = Path(folder)
     if not str(folder).strip():
         return "an empty path"
-    existing = next((p for p in (folder, *folder.parents) if p.exists()), Path("."))
+    try:
+        existing = next((p for p in (folder, *folder.parents) if p.exists()), Path("."))
+    except OSError as exc:  # a name too long, a loop of links
+        return f"{folder} cannot be made: {exc.strerror or exc}"
     if not existing.is_dir():
         return (f"{folder} is a file, not a folder" if existing == folder
                 else f"{existing} (in {folder}) is a file, not a folder")
@@ -51,11 +54,19 @@ def folder_problem(folder: str | Path) -> str | None:
 
 
 def file_problem(path: str | Path) -> str | None:
-    """Why ``path`` cannot be written as a file: empty, a folder, or in a folder :func:`folder_problem` refuses."""
+    """Why ``path`` cannot be written as a file: empty, a folder, not a regular file (a device), a name too long,
+    or in a folder :func:`folder_problem` refuses."""
     if not str(path).strip():
         return "an empty path"
-    if Path(path).is_dir():
-        return f"{path} is a folder"
+    try:
+        if Path(path).is_dir():
+            return f"{path} is a folder"
+        if Path(path).exists() and not Path(path).is_file():  # a device, a pipe: never replaced by a file
+            return f"{path} is not a regular file"
+        if len(Path(path).name.encode()) > 255:
+            return f"{path}: the file name is too long"
+    except OSError as exc:
+        return f"{path}: {exc.strerror or exc}"
     return folder_problem(Path(path).parent)
 
 

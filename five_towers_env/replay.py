@@ -233,6 +233,8 @@ def loads_record(data: bytes | str, name: str = "the record") -> dict[str, Any]:
         raise RecordError(f"{name} is not JSON: {exc}") from None
     except RecursionError:
         raise RecordError(f"{name} nests too deeply to be a game record") from None
+    except ValueError as exc:  # an integer of more digits than Python reads
+        raise RecordError(f"{name} holds a number no game record holds: {exc}") from None
     return check_record(record)
 
 

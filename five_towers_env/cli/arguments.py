@@ -107,6 +107,8 @@ def override(text: str) -> tuple[str, object]:
         return key.strip(), yaml.safe_load(value)
     except (yaml.YAMLError, ValueError) as e:  # ValueError: an integer longer than Python reads
         raise argparse.ArgumentTypeError(f"{text!r}: the value is not valid YAML: {e}") from None
+    except RecursionError:
+        raise argparse.ArgumentTypeError(f"{key.strip()}=...: the value nests too deeply") from None
 
 
 # -- groups of options --------------------------------------------------------------------------
@@ -188,9 +190,22 @@ def check_agents(parser: argparse.ArgumentParser, agents: Sequence[str], game: s
             parser.error(f"argument {argument}: {text}: {reason}")
 
 
-def check_setup(parser: argparse.ArgumentParser, args: argparse.Namespace) -> GameSpec:
-    """Fill in the game's default variant; refuse a variant or a seat count the game does not have."""
+def check_ray(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """``--ray`` needs Ray installed: a usage error before any game, not an import error after."""
+    import importlib.util
+
+    if getattr(args, "ray", None) is not None and importlib.util.find_spec("ray") is None:
+        parser.error('argument --ray: Ray is not installed (pip install -e ".[ray]")')
+
+
+def check_setup(parser: argparse.ArgumentParser, args: argparse.Namespace,
+                seated: int | None = None) -> GameSpec:
+    """Fill in the game's default variant; refuse a variant or a seat count the game does not have (with no
+    ``--players``, ``seated``: the seats the agents fill by default)."""
     game = get_game(args.game)
+    if args.players is None and seated is not None and seated > game.max_players:
+        parser.error(f"argument --agents: {game.title} seats {game.min_players} to {game.max_players} players, "
+                     f"got {seated} agents")
     if args.variant is None:
         args.variant = game.default_variant
     elif args.variant not in game.variants:
@@ -203,5 +218,6 @@ def check_setup(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Ga
 
 
 __all__ = ["AGENT_HELP", "GAME_HELP", "MAX_PLAYERS", "MIN_PLAYERS", "Parser", "VARIANTS", "VARIANT_HELP",
-           "add_game", "add_running", "add_variant", "check_agents", "check_out", "check_output_file", "check_setup",
+           "add_game", "add_running", "add_variant", "check_agents", "check_out", "check_output_file", "check_ray",
+           "check_setup",
            "game_name", "nonneg", "override", "players", "running", "seconds", "show_plain_warning", "workers"]

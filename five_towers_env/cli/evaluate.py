@@ -22,8 +22,9 @@ def add(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    a.check_setup(parser, args)
+    a.check_setup(parser, args, seated=len(args.agents))
     a.check_out(parser, args)
+    a.check_ray(parser, args)
     cap_workers(args)
     a.check_agents(parser, args.agents, args.game)
     if args.field is not None:
@@ -43,6 +44,8 @@ def run(args: argparse.Namespace, invocation: Invocation) -> int:
     try:
         result = evaluate(args.agents, num_games=args.games, field=args.field, journal=journal,
                           **match_settings(args))
-    except (AgentError, JournalError) as exc:
+    except (AgentError, JournalError, ValueError) as exc:  # ValueError: an agent that does not fit the setup
         return stopped("evaluate", args.out, exc)
+    except OSError as exc:  # the journal cannot be written (a folder in its place)
+        return stopped("evaluate", args.out, ValueError(f"{journal}: {exc.strerror or exc}"))
     return report(result, args, invocation, journal)

@@ -28,6 +28,7 @@ def add(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 def check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     a.check_setup(parser, args)
     a.check_out(parser, args)
+    a.check_ray(parser, args)
     cap_workers(args)
 
 
@@ -57,9 +58,13 @@ def run(args: argparse.Namespace, invocation: Invocation) -> int:
                            discard_bad_journal_lines=args.discard_bad_journal_lines)
     except JournalError as exc:
         return stopped("ladder", args.out, exc)
-    except OSError as exc:  # the games are journaled as they finish: the same command again goes on
-        print(f"five-towers ladder: error: {out} could not be written ({exc}); the games played are kept in its "
-              "journal: make the folder writable and run the same command again", file=sys.stderr)
+    except EOFError as exc:  # a cut-off archive of games
+        print(f"five-towers ladder: error: {out / 'journal.jsonl.gz'} is cut off ({exc}); delete it to play its "
+              "games again", file=sys.stderr)
+        return 2
+    except OSError as exc:  # not writable, or an archive that is not gzip: the journal keeps what was played
+        print(f"five-towers ladder: error: {exc} (in {out}); the games played are kept in its journal: fix that and "
+              "run the same command again", file=sys.stderr)
         return 2
     print(ladder.table())
     print(f"wrote {out / 'ladder.json'}, {out / 'ladder.md'}, {out / 'journal.jsonl.gz'}")

@@ -30,7 +30,7 @@ def add(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     a.check_output_file(parser, "record", args.record)
-    a.check_setup(parser, args)
+    a.check_setup(parser, args, seated=len(args.agents))
     a.check_agents(parser, args.agents, args.game, people=True)
 
 

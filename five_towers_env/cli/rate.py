@@ -30,6 +30,7 @@ def add(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 def check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     a.check_setup(parser, args)
     a.check_out(parser, args)
+    a.check_ray(parser, args)
     cap_workers(args)
     a.check_agents(parser, [args.agent], args.game, "AGENT")
 
@@ -45,7 +46,7 @@ def run(args: argparse.Namespace, invocation: Invocation) -> int:
                       journal=journal, **a.running(args))
     except AgentError as exc:
         return stopped("rate", args.out, exc)
-    except ValueError as exc:  # no ladder shipped for the setup, or a journal this run cannot trust
+    except (ValueError, OSError) as exc:  # no ladder for the setup, a journal this run cannot trust or write
         print(f"five-towers rate: error: {exc}", file=sys.stderr)
         return 2
     return report(result, args, invocation, journal)

@@ -20,6 +20,7 @@ def add(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 def check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     a.check_setup(parser, args)
     a.check_out(parser, args)
+    a.check_ray(parser, args)
     if len(args.agents) < 2:
         parser.error(f"argument --agents: a tournament needs at least two agents, got {len(args.agents)} "
                      f"(to measure one agent against itself or others, use evaluate)")
@@ -39,6 +40,8 @@ def run(args: argparse.Namespace, invocation: Invocation) -> int:
     journal = journal_path(args, "tournament")
     try:
         result = round_robin(args.agents, games=args.games, journal=journal, **match_settings(args))
-    except (AgentError, JournalError) as exc:
+    except (AgentError, JournalError, ValueError) as exc:  # ValueError: an agent that does not fit the setup
         return stopped("tournament", args.out, exc)
+    except OSError as exc:  # the journal cannot be written (a folder in its place)
+        return stopped("tournament", args.out, ValueError(f"{journal}: {exc.strerror or exc}"))
     return report(result, args, invocation, journal, plot=not args.no_plot)

@@ -29,9 +29,15 @@ def add(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 def check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     from five_towers_env.core.game import get_game
 
+    game = get_game(args.game)
     if args.field is None:
-        args.field = list(reversed(get_game(args.game).opponents))
+        args.field = list(reversed(game.opponents))
+    unknown = [s for s in args.setups or [] if s not in game.shipped_policies]
+    if unknown:
+        parser.error(f"argument --setups: {game.title} ships no policy for {', '.join(unknown)}; its setups: "
+                     f"{', '.join(k for k in game.shipped_policies if ':' not in k)}")
     a.check_out(parser, args)
+    a.check_ray(parser, args)
     cap_workers(args)
     a.check_agents(parser, args.field, args.game, "--field")
 
@@ -49,8 +55,10 @@ def run(args: argparse.Namespace, invocation: Invocation) -> int:
                              progress=not args.no_progress, setups=args.setups, opponents=tuple(args.field),
                              ray=args.ray, on_agent_error=args.on_agent_error, move_timeout=args.move_timeout,
                              discard_bad_journal_lines=args.discard_bad_journal_lines)
-        except (AgentError, JournalError) as exc:
+        except (AgentError, JournalError, ValueError) as exc:  # ValueError: an agent that does not fit a setup
             return stopped("zoo", args.out, exc)
+        except OSError as exc:  # a journal or a result file that cannot be written
+            return stopped("zoo", args.out, ValueError(f"{args.out}: {exc}"))
         print()
         print(zoo_markdown(rows))
         if args.out:

@@ -57,14 +57,19 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
     import yaml
 
     path = Path(path)
-    if path.is_dir():
-        raise ConfigError(f"config {path} is a folder, not a YAML file (e.g. configs/ppo_selfplay_2p.yaml)")
-    if not path.exists():
-        raise ConfigError(f"config file {path} does not exist")
+    try:
+        if path.is_dir():
+            raise ConfigError(f"config {path} is a folder, not a YAML file (e.g. configs/ppo_selfplay_2p.yaml)")
+        if not path.exists():
+            raise ConfigError(f"config file {path} does not exist")
+    except OSError as e:  # a name too long, a loop of links
+        raise ConfigError(f"config {path}: {e.strerror or e}") from None
     try:
         data = yaml.safe_load(path.read_text())
     except (yaml.YAMLError, ValueError) as e:  # ValueError: an integer of more digits than Python reads
         raise ConfigError(f"{path}: not valid YAML: {' '.join(str(e).split())}") from e
+    except RecursionError:
+        raise ConfigError(f"{path}: nests too deeply to be a config") from None
     except (OSError, UnicodeDecodeError) as e:
         raise ConfigError(f"{path}: cannot read the config: {e}") from e
     if data is None:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
+from five_towers_env.atomic import folder_problem
 from five_towers_env.core.game import load
 
 #: module -> the package of the rl extra that provides it
@@ -119,8 +120,10 @@ def run_config(trainer: type[Trainer], config: str | Path | None, resume: str | 
                overrides: dict[str, Any]) -> tuple[Any, Path | None]:
     """The run's config, loaded once, and the checkpoint it resumes from: a new run from the file
     ``config``, or the run ``resume`` names with its stored config; either with ``overrides``."""
+    if resume is not None and not str(resume).strip():
+        raise ValueError("--resume: an empty path; name a run folder or a checkpoint")
     if resume is None:
-        if config is None:
+        if config is None or not str(config).strip():
             raise ValueError("a run needs a config file or a run to resume")
         return trainer.load_config(config, overrides), None
     return trainer.resume_config(resume, overrides)
@@ -134,6 +137,9 @@ def prepare_run_folder(trainer: type[Trainer], cfg: Any, checkpoint: Path | None
     from five_towers_env.training.run_folder import RunFolder
 
     run_dir = Path(cfg.run_dir)
+    problem = folder_problem(run_dir)  # before anything reads the folder: a name too long, a file in the way
+    if problem:
+        raise ValueError(f"out_dir / name: the run folder {run_dir} cannot be made: {problem}")
     if checkpoint is not None:
         own = trainer.checkpoint_run(checkpoint)
         if not (own is not None and os.path.abspath(own) == os.path.abspath(run_dir)) \

@@ -1,0 +1,82 @@
+"""The cases an audit of the command line found escaping as tracebacks: each is one line on stderr and exit 2
+now. Every crafted file is made here."""
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from five_towers_env.cli import main
+
+LONG = "x" * 300  # longer than a file name may be
+
+
+def one_line_exit_2(capsys, argv: list[str]) -> str:
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # a usage error
+        code = exc.code
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    return err
+
+
+def _bigint_record(tmp: Path) -> list[str]:
+    path = tmp / "bigint.json"
+    path.write_text('{"seats": [' + "9" * 5000 + "]}")
+    return ["replay", str(path)]
+
+
+def _deep_config(tmp: Path) -> list[str]:
+    path = tmp / "deep.yaml"
+    path.write_text("a: " + "[" * 3000)
+    return ["train", "--config", str(path)]
+
+
+def _journal_is_a_folder(tmp: Path) -> list[str]:
+    (tmp / "out" / "evaluate_journal.jsonl").mkdir(parents=True)
+    return ["evaluate", "--agents", "random", "random", "--games", "2", "--no-progress", "--out", str(tmp / "out")]
+
+
+CASES = {
+    "a long --out name": lambda tmp: ["evaluate", "--agents", "random", "random", "--games", "2", "--out",
+                                      str(tmp / LONG)],
+    "a long --html name": lambda tmp: ["replay", "g.json", "--html", str(tmp / f"{LONG}.html")],
+    "a device as --record": lambda tmp: ["play", "--record", "/dev/null"],
+    "a record holding a 5000-digit number": _bigint_record,
+    "more agents than seats": lambda tmp: ["play", "--agents", *["random"] * 7],
+    "an unknown zoo setup": lambda tmp: ["zoo", "--games", "1", "--setups", "bogus"],
+    "an empty --resume": lambda tmp: ["train", "--resume", ""],
+    "a deep --set value": lambda tmp: ["train", "--config", "configs/ppo_smoke.yaml", "--set", "a=" + "[" * 3000],
+    "a deep config file": _deep_config,
+    "a shipped policy that does not fit the setup": lambda tmp: [
+        "evaluate", "--agents", "ppo:version=1", "random", "--players", "4", "--games", "2", "--no-progress"],
+    "a journal path that is a folder": _journal_is_a_folder,
+    "a long run folder name": lambda tmp: ["train", "--config", "configs/ppo_smoke.yaml", "--set",
+                                           f"out_dir={tmp}", f"name={LONG}"],
+}
+NEEDS_RL = {"an empty --resume", "a deep --set value", "a deep config file", "a long run folder name"}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_bad_input_is_one_line_and_exit_2(case, tmp_path, capsys, monkeypatch):
+    if case in NEEDS_RL and importlib.util.find_spec("torch") is None:
+        pytest.skip("training needs the rl extra")
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])
+    one_line_exit_2(capsys, CASES[case](tmp_path))
+
+
+@pytest.mark.skipif(importlib.util.find_spec("ray") is not None, reason="Ray is installed here")
+def test_ray_without_ray_is_a_usage_error(capsys):
+    err = one_line_exit_2(capsys, ["evaluate", "--agents", "random", "random", "--games", "2", "--ray", "auto"])
+    assert "Ray is not installed" in err
+
+
+def test_the_record_checks_hold_for_json_numbers_python_cannot_read(tmp_path):
+    from five_towers_env.replay import RecordError, loads_record
+
+    with pytest.raises(RecordError, match="number"):
+        loads_record(json.dumps({"seats": []})[:-1] + ', "x": ' + "9" * 5000 + "}")
