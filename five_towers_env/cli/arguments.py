@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import math
 import sys
 from collections.abc import Sequence
 from typing import NoReturn, TextIO
@@ -13,6 +12,8 @@ from five_towers_env.atomic import file_problem, folder_problem
 from five_towers_env.core.game import DEFAULT_GAME, GAMES, GameSpec, get_game
 from five_towers_env.evaluation.guard import ON_ERROR
 
+#: the longest --move-timeout: a day (a timer's deadline must stay a time the clock can hold)
+MAX_SECONDS = 86_400
 #: seats any game allows; each game's own range is checked once the game is known
 MIN_PLAYERS = min(g.min_players for g in GAMES.values())
 MAX_PLAYERS = max(g.max_players for g in GAMES.values())
@@ -88,9 +89,10 @@ def seconds(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        value = math.nan
-    if not value > 0 or not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text!r}")
+        value = float("nan")
+    if not 0 < value <= MAX_SECONDS:
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, at most {MAX_SECONDS:,}, "
+                                         f"got {text!r}")
     return value
 
 
@@ -141,7 +143,7 @@ def add_running(p: argparse.ArgumentParser, out_help: str = "folder for CSV / JS
                         "--move-timeout: stop the run (default; the games played are kept with --out) or forfeit "
                         "that game (its seat loses; counted and reported)")
     p.add_argument("--move-timeout", type=seconds, metavar="SECONDS",
-                   help="seconds an agent may take per decision (default: no limit)")
+                   help="seconds an agent may take per decision, at most 86400 (default: no limit)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--discard-bad-journal-lines", action="store_true",
                    help="drop the --out journal's lines that fail their checks (named in a warning) and play their "
