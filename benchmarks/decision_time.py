@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from five_towers_env.core.game import get_game
-from five_towers_env.evaluation.match import parse_agent_spec
+from five_towers_env.evaluation.specs import parse_agent_spec
 from five_towers_env.play import play_game
 
 from report import machine, write_json  # benchmarks/report.py, beside this script

@@ -2,7 +2,7 @@
 """Seconds per decision of the MCTS agent of any game, split into real choices and forced ones.
 
 Plays 2-player games of ``--game``'s ``mcts`` against each opponent (seats rotated, seeds from
-``five_towers_env.evaluation.match.make_jobs``); 5 Towers in **explicit** mode, so that the agent is also
+``five_towers_env.evaluation.jobs.make_jobs``); 5 Towers in **explicit** mode, so that the agent is also
 asked the forced decisions (a single legal action) that the default mode applies without asking,
 and times every MCTS decision by wall clock and by process CPU time (CPU time is the better
 figure on a shared, loaded machine). Reports the mean per decision with more than one legal
@@ -21,7 +21,8 @@ import time
 import numpy as np
 
 from five_towers_env.core.game import get_game
-from five_towers_env.evaluation.match import make_jobs, parse_agent_spec
+from five_towers_env.evaluation.jobs import make_jobs
+from five_towers_env.evaluation.specs import parse_agent_spec
 
 from report import machine, write_json  # benchmarks/report.py, beside this script
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 
 from five_towers_env.agents.human import QuitGame
-from five_towers_env.evaluation.match import resolve_specs
+from five_towers_env.evaluation.specs import resolve_specs
 from five_towers_env.play import MoveLog, play_game
 
 

@@ -78,8 +78,8 @@ def cap_workers(args: argparse.Namespace) -> None:
 
 def job_at(agent_ids: Sequence[int], index: int, num_players: int, seed: int, paired: bool = True) -> Any:
     """Game ``index`` of an evaluation of ``agent_ids``: ``make_jobs(agent_ids, index + 1, ...)[-1]``
-    (:mod:`five_towers_env.evaluation.runner`), without laying out the games before it."""
-    from five_towers_env.evaluation.runner import GameJob, derive_seed, seat_lineup
+    (:mod:`five_towers_env.evaluation.jobs`), without laying out the games before it."""
+    from five_towers_env.evaluation.jobs import GameJob, derive_seed, seat_lineup
 
     if seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed}")

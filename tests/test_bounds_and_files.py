@@ -250,7 +250,7 @@ def test_absurd_counts_are_refused_at_once(argv, capsys):
 
 
 def test_the_last_game_index_is_played_without_the_games_before_it(capsys):
-    from five_towers_env.evaluation.runner import make_jobs
+    from five_towers_env.evaluation.jobs import make_jobs
 
     for index, paired in [(0, True), (7, True), (12, False)]:
         assert limits.job_at([0, 1, 2], index, 3, 5, paired) == make_jobs([0, 1, 2], index + 1, 3, 5,

@@ -16,7 +16,9 @@ import pytest
 
 from five_towers_env.agents.registry import AgentSettingError, check_agent_settings, make_agent
 from five_towers_env.cli import main
-from five_towers_env.evaluation.match import evaluate, parse_agent_spec, resolve_workers
+from five_towers_env.evaluation.match import evaluate
+from five_towers_env.evaluation.runner import resolve_workers
+from five_towers_env.evaluation.specs import parse_agent_spec
 from five_towers_env.games.five_towers import IllegalActionError, PositionError, raw_env
 
 REPO = Path(__file__).resolve().parent.parent

@@ -23,8 +23,8 @@ from five_towers_env.evaluation import (
     seat_lineup,
     wilson_interval,
 )
-from five_towers_env.evaluation.match import seat_summary, summarize
-from five_towers_env.evaluation.tournament import pairwise_counts, pairwise_outcomes
+from five_towers_env.evaluation.outcomes import pairwise_counts, pairwise_outcomes
+from five_towers_env.evaluation.summary import seat_summary, summarize
 
 HAS_MPL = importlib.util.find_spec("matplotlib") is not None
 TIMING = ("think_seconds", "wall_seconds")
@@ -365,3 +365,20 @@ def test_final_evaluation_table_saved(tmp_path):
     assert row["opponent"] == "random" and row["games"] == 4 and row["deals"] == 2 and data["games"] == 4
     assert row["win_rate"] == pytest.approx(float(table[2].split()[2]), abs=5e-4)
     assert {"strict_win_rate", "strict_ci_low", "strict_ci_high"} <= set(row)
+
+
+def test_importing_the_package_loads_none_of_its_modules():
+    """``import five_towers_env.evaluation`` loads only the package: each name is loaded from the module that
+    defines it on first use (and then is that module's object), as is each module named as an attribute."""
+    import subprocess
+
+    code = ("import sys\nimport five_towers_env\nbefore = set(sys.modules)\nimport five_towers_env.evaluation as ev\n"
+            "print(sorted(m for m in set(sys.modules) - before if m.startswith('five_towers_env')))\n"
+            "from five_towers_env.evaluation import stats, tournament\n"
+            "print(ev.elo_ratings is stats.elo_ratings, ev.round_robin is tournament.round_robin, "
+            "'five_towers_env.evaluation.ladder' in sys.modules, ev.ladder.__name__, 'evaluate' in dir(ev))\n"
+            "try:\n    ev.no_such_thing\nexcept AttributeError as e:\n    print(e)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == ["['five_towers_env.evaluation']",
+                                "True True False five_towers_env.evaluation.ladder True",
+                                "module 'five_towers_env.evaluation' has no attribute 'no_such_thing'"]

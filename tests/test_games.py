@@ -19,7 +19,8 @@ from five_towers_env.agents.registry import AgentSettingError, agent_class, agen
 from five_towers_env.cli import main
 from five_towers_env.core.game import GAMES, get_game
 from five_towers_env.core.gameui import get_ui
-from five_towers_env.evaluation.match import AgentSpec, evaluate, parse_agent_spec
+from five_towers_env.evaluation.match import evaluate
+from five_towers_env.evaluation.specs import AgentSpec, parse_agent_spec
 from five_towers_env.evaluation.tournament import round_robin
 from five_towers_env.games.campanile.aec import raw_env as campanile_env
 from five_towers_env.games.campanile.state import CampanileState

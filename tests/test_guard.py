@@ -15,7 +15,8 @@ import pytest
 
 from five_towers_env.cli import main
 from five_towers_env.evaluation.guard import AgentError, GuardedAgent
-from five_towers_env.evaluation.journal import Journal, JournalMismatch
+from five_towers_env.evaluation.journal import Journal
+from five_towers_env.evaluation.journal_check import JournalMismatch
 from five_towers_env.evaluation.match import evaluate
 from five_towers_env.evaluation.tournament import round_robin
 

@@ -103,3 +103,34 @@ def test_the_circle_finder_finds_a_circle():
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert circles(graph) == [["a", "b", "c"]]
     assert circles({"a": {"b"}, "b": set()}) == []
+
+
+#: the layers of ``five_towers_env.evaluation``, bottom to top: a module imports modules of its own layer or
+#: below, never above (lazily inside a function neither)
+EVALUATION_LAYERS = [
+    # what everything stands on: statistics, writing files, game outcomes, agent specs, the agent guard, the
+    # journal's schema
+    ["stats", "report", "outcomes", "specs", "guard", "journal_check"],
+    # jobs and seeds, and playing a job
+    ["jobs", "playing"],
+    # the backends: the local process pool and Ray
+    ["process_pool", "distributed"],
+    # the runner and the journal; the summaries and ratings made of their records
+    ["journal", "runner", "summary", "ratings"],
+    # the products
+    ["match", "tournament", "ladder", "rate", "zoo"],
+]
+
+
+def test_evaluation_is_layered():
+    graph = import_graph()
+    package = "five_towers_env.evaluation"
+    layer_of = {f"{package}.{m}": i for i, layer in enumerate(EVALUATION_LAYERS) for m in layer}
+    modules = {m for m in graph if m.startswith(f"{package}.")}
+    assert modules == set(layer_of), (f"evaluation modules in no layer: {sorted(modules - set(layer_of))}; "
+                                      f"layers naming no module: {sorted(set(layer_of) - modules)}")
+    upward = [f"{m} (layer {layer_of[m] + 1}) imports {d} (layer {layer_of[d] + 1})"
+              for m in sorted(modules) for d in sorted(graph[m]) if d in layer_of and layer_of[d] > layer_of[m]]
+    assert not upward, "a lower layer imports a higher one:\n" + "\n".join(upward)
+    # the package loads its modules on first use (its module __getattr__), importing none of them itself
+    assert not {d for d in graph[package] if d.startswith(f"{package}.")}

@@ -20,7 +20,7 @@ from five_towers_env.evaluation.ladder import (
     fingerprints,
     ladder_folder,
     load_plan,
-    seated,
+    playable_agents,
 )
 from five_towers_env.evaluation.rate import fit_one, rate
 from five_towers_env.evaluation.ratings import bootstrap, expected_score, fit
@@ -124,7 +124,7 @@ def test_plans_name_agents_of_their_game():
         assert plan.anchor in plan.agents
         for players in range(game.min_players, game.max_players + 1):
             for variant in game.variants:
-                assert plan.anchor in seated(game, plan.agents, players, variant)
+                assert plan.anchor in playable_agents(game, plan.agents, players, variant)
 
 
 def _shipped():

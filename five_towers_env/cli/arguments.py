@@ -6,7 +6,7 @@ import argparse
 import difflib
 import sys
 from collections.abc import Sequence
-from typing import NoReturn, TextIO
+from typing import Any, NoReturn, TextIO
 
 from five_towers_env.atomic import file_problem, folder_problem
 from five_towers_env.core.game import DEFAULT_GAME, GAMES, GameSpec, get_game
@@ -150,7 +150,7 @@ def add_running(p: argparse.ArgumentParser, out_help: str = "folder for CSV / JS
                         "games again (default: such a line stops the run, exit 2)")
 
 
-def running(args: argparse.Namespace) -> dict[str, object]:
+def running(args: argparse.Namespace) -> dict[str, Any]:
     """The keyword arguments of how games run (:func:`add_running`), as the API names them."""
     return {"seed": args.seed, "workers": args.workers, "progress": not args.no_progress, "ray": args.ray,
             "on_agent_error": args.on_agent_error, "move_timeout": args.move_timeout,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -13,9 +14,12 @@ from five_towers_env.limits import games_arg
 
 
 class Result(Protocol):
-    def table(self) -> str: ...
+    """What a command's result offers: its table, and ``save(out_dir, **options)`` writing its files."""
 
-    def save(self, out_dir: str | Path, **options: Any) -> dict[str, Path]: ...
+    @property
+    def save(self) -> Callable[..., dict[str, Path]]: ...
+
+    def table(self) -> str: ...
 
 
 def add_match(p: argparse.ArgumentParser, games_help: str, players_help: str,

@@ -1,4 +1,5 @@
-"""Games played as Ray tasks, on a cluster or a local Ray instance (the ``ray`` extra).
+"""Games played as Ray tasks, on a cluster or a local Ray instance (the ``ray`` extra; the local process pool is
+the other backend, :mod:`~five_towers_env.evaluation.process_pool`).
 
 ``--ray auto`` joins the cluster this machine belongs to (``ray start`` was run), ``--ray ADDRESS`` the
 one at that address, ``--ray local`` starts a Ray instance on this machine with ``--workers`` CPUs (how
@@ -9,13 +10,12 @@ same version, as every worker imports it.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from five_towers_env.core.game import get_game
-
-if TYPE_CHECKING:
-    from five_towers_env.evaluation.runner import GameJob, PlayOptions
-    from five_towers_env.evaluation.specs import AgentSpec
+from five_towers_env.evaluation.jobs import GameJob, chunked
+from five_towers_env.evaluation.playing import PlayOptions, play_chunk
+from five_towers_env.evaluation.specs import AgentSpec
 
 #: how ``--ray`` names a local instance rather than a cluster's address
 LOCAL = "local"
@@ -47,14 +47,12 @@ def connect(address: str, workers: int) -> bool:
 def ray_records(specs: Sequence[AgentSpec], variant: str, jobs: Sequence[GameJob], game: str, options: PlayOptions,
                 address: str, workers: int, chunk_size: int | None) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(job index, record)`` of every job, played as Ray tasks of a few games each, as tasks finish."""
-    from five_towers_env.evaluation.runner import _play_chunk, chunked
-
     ray = import_ray()
     started = connect(address, workers)
     try:
         cpus = int(ray.cluster_resources().get("CPU", workers)) or 1
         chunks = chunked(len(jobs), cpus, chunk_size)
-        task = ray.remote(num_cpus=1, max_retries=0)(_play_chunk)
+        task = ray.remote(num_cpus=1, max_retries=0)(play_chunk)
         spec = get_game(game)  # the spec travels with the task: a worker may not know the game by name
         shared = ray.put(list(specs))
         pending = {task.remote(shared, variant, [jobs[i] for i in c], spec, options): c for c in chunks}

@@ -4,7 +4,7 @@ A :class:`GuardedAgent` wraps an agent for one game. A decision that raises, ret
 not an action id, returns an id that is not legal, or runs past ``move_timeout`` seconds becomes an
 :class:`AgentError`: one line naming the agent, its seat, the game number, what it returned and the
 legal actions. The runner then either records the game as forfeited by that seat or stops the run
-(``on_error="forfeit"`` or ``"stop"``, :mod:`five_towers_env.evaluation.runner`).
+(``on_error="forfeit"`` or ``"stop"``, :mod:`five_towers_env.evaluation.playing`).
 
 The time limit interrupts a decision with ``SIGALRM`` where that is possible (Unix, the process's main
 thread, which is where the runner's workers play); elsewhere a decision that ran past it is caught when

@@ -31,7 +31,6 @@ from five_towers_env.evaluation.journal_check import (
     HEADER_KEYS,
     MAX_LINE,
     BadJournalLine,
-    JournalError,
     JournalMismatch,
     check_fingerprints,
     check_line,
@@ -255,4 +254,4 @@ class Journal:
         self.path.unlink(missing_ok=True)
 
 
-__all__ = ["FORMAT", "LEGACY_FORMAT", "BadJournalLine", "Journal", "JournalError", "JournalMismatch", "game_key"]
+__all__ = ["FORMAT", "LEGACY_FORMAT", "Journal", "game_key"]

@@ -18,7 +18,7 @@ from five_towers_env.core.state import shares_of
 
 #: the most bytes a journal line may hold (its newline aside)
 MAX_LINE = 64 * 1024
-#: the longest agent label and forfeit error message a line may hold (runner.py cuts an error to it)
+#: the longest agent label and forfeit error message a line may hold (playing.py cuts an error to it)
 MAX_TEXT = 4096
 #: bounds of a line's integers and seconds
 MAX_SEED = 2 ** 64 - 1

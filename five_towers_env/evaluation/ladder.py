@@ -33,12 +33,14 @@ import numpy as np
 
 from five_towers_env import atomic
 from five_towers_env.core.game import GameSpec, get_game, setup_key
-from five_towers_env.evaluation.journal import Journal, JournalError
-from five_towers_env.evaluation.ratings import PRIOR, bootstrap, comparisons, fit, interval
+from five_towers_env.evaluation.jobs import derive_seed, group_key, make_jobs
+from five_towers_env.evaluation.journal import Journal
+from five_towers_env.evaluation.outcomes import comparisons
+from five_towers_env.evaluation.playing import PlayOptions
+from five_towers_env.evaluation.ratings import PRIOR, bootstrap, fit, interval
 from five_towers_env.evaluation.report import fmt_ci, markdown_table, text_table, write_json, write_text
-from five_towers_env.evaluation.runner import PlayOptions, derive_seed, journal_line, make_jobs, run_jobs
+from five_towers_env.evaluation.runner import journal_line, run_jobs
 from five_towers_env.evaluation.specs import resolve_specs
-from five_towers_env.evaluation.tournament import group_key
 
 FORMAT = "five_towers_env ladder 1"
 MODEL = ("Bradley-Terry on the Elo scale: an agent r points above another finishes ahead of it with probability "
@@ -112,7 +114,7 @@ def agent_files(game: str | GameSpec, text: str, num_players: int, variant: str)
     return None if path is None else [Path(path)]
 
 
-def seated(game: str | GameSpec, agents: Sequence[str], num_players: int, variant: str) -> list[str]:
+def playable_agents(game: str | GameSpec, agents: Sequence[str], num_players: int, variant: str) -> list[str]:
     """The ``agents`` that can play the setup: a ``ppo`` version, ``net`` or ``guided`` needs its file shipped."""
     return [text for text in agents if agent_files(game, text, num_players, variant) is not None]
 
@@ -283,7 +285,7 @@ def calibrate(game: str, num_players: int, variant: str, out: str | Path, plan: 
     if seed is not None:
         plan = dataclasses.replace(plan, seed=seed)
     spec.check(num_players, variant)
-    labels = seated(spec, plan.agents, num_players, variant)
+    labels = playable_agents(spec, plan.agents, num_players, variant)
     if plan.anchor not in labels:
         raise ValueError(f"the plan's anchor {plan.anchor!r} is not among its agents")
     specs = resolve_specs(labels, spec.name)
@@ -297,22 +299,22 @@ def calibrate(game: str, num_players: int, variant: str, out: str | Path, plan: 
     if archive.is_file() and not journal_path.exists():  # an earlier calibration's games: reuse them
         with gzip.open(archive, "rb") as src, open(journal_path, "wb") as dst:
             shutil.copyfileobj(src, dst)
-    book = Journal(journal_path, {"run": "ladder", "game": spec.name, "variant": variant,
-                                  "num_players": num_players, "seed": plan.seed, "paired": True},
-                   fingerprints=fingerprints(spec, labels, num_players, variant),
-                   discard_bad_lines=discard_bad_journal_lines)
-    for label, dropped in sorted(book.changed.items()):
+    journal = Journal(journal_path, {"run": "ladder", "game": spec.name, "variant": variant,
+                                     "num_players": num_players, "seed": plan.seed, "paired": True},
+                      fingerprints=fingerprints(spec, labels, num_players, variant),
+                      discard_bad_lines=discard_bad_journal_lines)
+    for label, dropped in sorted(journal.changed.items()):
         warnings.warn(f"{label}: its files changed since the journal was written; its {dropped} games are "
                       "played again", stacklevel=2)
     records = run_jobs(specs, variant, jobs, workers=workers, progress=progress,
                        desc=f"ladder {setup_key(num_players, variant)}", game=spec.name, options=PlayOptions(),
-                       journal=book, ray=ray)
+                       journal=journal, ray=ray)
     ladder = fit_ladder(spec.name, num_players, variant, labels, records, plan)
     ladder.save(out)
     # the games, in job order, compressed: what a later calibration of this setup starts from
-    lines = book.lines([journal_line(r, job, labels) for r, job in zip(records, jobs)])
+    lines = journal.lines([journal_line(r, job, labels) for r, job in zip(records, jobs)])
     atomic.write_bytes(archive, gzip.compress(("\n".join(lines) + "\n").encode(), mtime=0))
-    book.remove()
+    journal.remove()
     return ladder
 
 
@@ -339,5 +341,5 @@ def plot_ladder(ladder: Ladder, path: str | Path) -> Path | None:
     return save_figure(fig, path, dpi=110)
 
 
-__all__ = ["FORMAT", "JournalError", "MODEL", "Ladder", "LadderPlan", "calibrate", "fit_ladder", "groups_of",
-           "ladder_folder", "load_plan", "plot_ladder", "seated", "shipped_ladder", "summary_table"]
+__all__ = ["FORMAT", "MODEL", "Ladder", "LadderPlan", "calibrate", "fit_ladder", "groups_of", "ladder_folder",
+           "load_plan", "playable_agents", "plot_ladder", "shipped_ladder", "summary_table"]

@@ -6,9 +6,10 @@ intervals that account for the correlation of games sharing a deal, mean score, 
 and mean thinking time per move.
 
 The parts live in :mod:`~five_towers_env.evaluation.specs` (agent specs),
-:mod:`~five_towers_env.evaluation.runner` (seeds, seat rotation, the process pool) and
-:mod:`~five_towers_env.evaluation.summary` (summaries, tables, :class:`EvaluationResult`); this
-module puts them together in :func:`evaluate` and keeps all their names importable from here.
+:mod:`~five_towers_env.evaluation.jobs` (seeds, seat rotation), :mod:`~five_towers_env.evaluation.runner`
+(playing the jobs: in this process, a process pool or Ray) and :mod:`~five_towers_env.evaluation.summary`
+(summaries, tables, :class:`~five_towers_env.evaluation.summary.EvaluationResult`); this module puts them
+together in :func:`evaluate`, and each name is imported from the module that defines it.
 
 Conventions (shared with :mod:`five_towers_env.evaluation.tournament`):
 
@@ -18,10 +19,11 @@ Conventions (shared with :mod:`five_towers_env.evaluation.tournament`):
   names the game.
 * **Agent specs.** A registry name (``"random"``), a name with keyword settings
   (``"mcts:simulations=100,race_z=1.5"``; values are Python literals, else strings), a
-  ``(name, kwargs)`` pair, an :class:`AgentSpec`, or a *factory*: any callable returning an
-  :class:`~five_towers_env.core.agent.Agent`, called as ``factory(seed=...)`` (or ``factory()``
-  if it takes no ``seed``). Agents are rebuilt for every game with a seed derived from the run seed,
-  so a factory must be a top-level (picklable) function or class to be used with ``workers > 1``.
+  ``(name, kwargs)`` pair, an :class:`~five_towers_env.evaluation.specs.AgentSpec`, or a *factory*:
+  any callable returning an :class:`~five_towers_env.core.agent.Agent`, called as
+  ``factory(seed=...)`` (or ``factory()`` if it takes no ``seed``). Agents are rebuilt for every
+  game with a seed derived from the run seed, so a factory must be a top-level (picklable) function
+  or class to be used with ``workers > 1``.
 * **Seat rotation.** With ``k`` agents and ``p`` seats, game ``i`` puts agent ``(s + i) mod k`` in
   seat ``s``. Over every ``k`` consecutive games each agent sits in each seat exactly once, so seats
   are balanced when ``num_games`` is a multiple of ``k`` (a warning says otherwise). With fewer
@@ -58,41 +60,12 @@ from pathlib import Path
 from typing import Any
 
 from five_towers_env.core.game import DEFAULT_GAME, get_game
-from five_towers_env.evaluation.journal import Journal, JournalError
-from five_towers_env.evaluation.runner import (
-    GameJob,
-    PlayOptions,
-    check_setups,
-    derive_seed,
-    make_jobs,
-    play_job,
-    resolve_workers,
-    run_jobs,
-    seat_lineup,
-)
-from five_towers_env.evaluation.specs import (
-    AgentFactory,
-    AgentSpec,
-    AgentSpecLike,
-    parse_agent_spec,
-    resolve_specs,
-    to_spec,
-)
-from five_towers_env.evaluation.summary import (
-    GAME_FIELDS,
-    RATE_HEADERS,
-    SUMMARY_FIELDS,
-    WIN_CONVENTION,
-    EvaluationResult,
-    counts_seat_games,
-    deal_cluster,
-    game_rows,
-    is_sole_win,
-    rate_cells,
-    seat_summary,
-    summarize,
-    summary_table,
-)
+from five_towers_env.evaluation.jobs import make_jobs
+from five_towers_env.evaluation.journal import Journal
+from five_towers_env.evaluation.playing import PlayOptions
+from five_towers_env.evaluation.runner import resolve_workers, run_jobs
+from five_towers_env.evaluation.specs import resolve_specs
+from five_towers_env.evaluation.summary import WIN_CONVENTION, EvaluationResult, seat_summary, summarize
 
 
 def evaluate(agent_specs: Sequence[Any], num_games: int = 100, num_players: int | None = None,
@@ -104,7 +77,8 @@ def evaluate(agent_specs: Sequence[Any], num_games: int = 100, num_players: int 
 
     Args:
         agent_specs: registry names (``"mcts:simulations=100"``), ``(name, kwargs)`` pairs,
-            :class:`AgentSpec` objects or agent factories (see the module docstring).
+            :class:`~five_towers_env.evaluation.specs.AgentSpec` objects or agent factories (see the module
+            docstring).
         num_games: games to play (a multiple of the number of agents keeps the seats balanced).
         num_players: seats per game, 2..5 (default: the number of agents, at least 2).
         variant: one of the game's variants (5 Towers ``"base"`` / ``"great_powers"``, Campanile
@@ -127,7 +101,7 @@ def evaluate(agent_specs: Sequence[Any], num_games: int = 100, num_players: int 
         journal: a file to append each game to as it finishes (:mod:`~five_towers_env.evaluation.journal`):
             a run stopped midway and started again with the same arguments plays only the games it lacks.
             A journal of another run, or one with a line that fails its checks, raises
-            :class:`~five_towers_env.evaluation.journal.JournalError` (naming the line).
+            :class:`~five_towers_env.evaluation.journal_check.JournalError` (naming the line).
         discard_bad_journal_lines: drop a journal's bad lines instead, with a warning, and play their games
             again.
         ray: play on a Ray cluster: ``"auto"``, an address, or ``"local"`` (a local instance with
@@ -157,12 +131,13 @@ def evaluate(agent_specs: Sequence[Any], num_games: int = 100, num_players: int 
     jobs = make_jobs(ids, num_games, num_players, seed, paired=paired)
     t0 = time.perf_counter()
     labels = [s.label for s in specs]
-    book = None if journal is None else Journal(journal, {"run": "evaluate", "game": g.name, "variant": variant,
-                                                          "num_players": num_players, "seed": seed,
-                                                          "paired": paired},
-                                                  discard_bad_lines=discard_bad_journal_lines)
+    run_journal = None if journal is None else Journal(journal, {"run": "evaluate", "game": g.name,
+                                                                 "variant": variant, "num_players": num_players,
+                                                                 "seed": seed, "paired": paired},
+                                                         discard_bad_lines=discard_bad_journal_lines)
     records = run_jobs(specs, variant, jobs, workers=workers, progress=progress, desc="evaluate", game=g.name,
-                       options=PlayOptions(on_agent_error, move_timeout), journal=book, ray=ray)
+                       options=PlayOptions(on_agent_error, move_timeout), journal=run_journal,
+                       ray=ray)
     config = {"game": g.name, "agents": labels, "num_games": num_games, "num_players": num_players, "variant": variant,
               "seed": seed, "workers": resolve_workers(workers), "paired": paired, "balanced": balanced,
               "rotation": len(ids), "field": labels[-1] if field is not None else None,
@@ -172,15 +147,4 @@ def evaluate(agent_specs: Sequence[Any], num_games: int = 100, num_players: int 
     return EvaluationResult(config, labels, summarize(labels, records), seat_summary(records), records)
 
 
-__all__ = [
-    # the match itself, and what a journal it cannot trust raises (five_towers_env.evaluation.journal)
-    "evaluate", "JournalError",
-    # agent specs (five_towers_env.evaluation.specs)
-    "AgentFactory", "AgentSpec", "AgentSpecLike", "parse_agent_spec", "resolve_specs", "to_spec",
-    # seeds, seats and the process pool (five_towers_env.evaluation.runner)
-    "GameJob", "PlayOptions", "check_setups", "derive_seed", "make_jobs", "play_job", "resolve_workers", "run_jobs",
-    "seat_lineup",
-    # summaries and tables (five_towers_env.evaluation.summary)
-    "EvaluationResult", "GAME_FIELDS", "RATE_HEADERS", "SUMMARY_FIELDS", "WIN_CONVENTION", "counts_seat_games",
-    "deal_cluster", "game_rows", "is_sole_win", "rate_cells", "seat_summary", "summarize", "summary_table",
-]
+__all__ = ["evaluate"]

@@ -21,13 +21,15 @@ from typing import Any
 import numpy as np
 
 from five_towers_env.core.game import DEFAULT_GAME, get_game
+from five_towers_env.evaluation.jobs import derive_seed, group_key, make_jobs
 from five_towers_env.evaluation.journal import Journal
 from five_towers_env.evaluation.ladder import Ladder, shipped_ladder
-from five_towers_env.evaluation.ratings import ELO, PRIOR, comparisons, expected_score
+from five_towers_env.evaluation.outcomes import comparisons
+from five_towers_env.evaluation.playing import PlayOptions
+from five_towers_env.evaluation.ratings import ELO, PRIOR, expected_score
 from five_towers_env.evaluation.report import fmt_ci, text_table, write_json, write_text
-from five_towers_env.evaluation.runner import PlayOptions, derive_seed, make_jobs, run_jobs
+from five_towers_env.evaluation.runner import run_jobs
 from five_towers_env.evaluation.specs import AgentSpec, resolve_specs, to_spec
-from five_towers_env.evaluation.tournament import group_key
 
 #: games against each panel agent by default: 9 panel agents x 40 = 360 two-player games, a few minutes here
 DEFAULT_GAMES = 360
@@ -134,12 +136,13 @@ def rate(agent: Any, game: str = DEFAULT_GAME, num_players: int = 2, variant: st
     for o, label in enumerate(panel, start=1):
         ids = [0] + [o] * (num_players - 1)
         jobs += make_jobs(ids, per, num_players, seed, key=(group_key([me.label, label]),), group=o)
-    book = None if journal is None else Journal(journal, {"run": "rate", "game": g.name, "variant": variant,
-                                                          "num_players": num_players, "seed": seed, "paired": True},
-                                                  discard_bad_lines=discard_bad_journal_lines)
+    run_journal = None if journal is None else Journal(journal, {"run": "rate", "game": g.name, "variant": variant,
+                                                                 "num_players": num_players, "seed": seed,
+                                                                 "paired": True},
+                                                         discard_bad_lines=discard_bad_journal_lines)
     t0 = time.perf_counter()
     records = run_jobs(specs, variant, jobs, workers=workers, progress=progress, desc="rate", game=g.name,
-                       options=PlayOptions(on_agent_error, move_timeout), journal=book, ray=ray)
+                       options=PlayOptions(on_agent_error, move_timeout), journal=run_journal, ray=ray)
     wall = time.perf_counter() - t0
     wins, groups = comparisons(records, len(specs))
     per_opp = np.stack([wins[:, 0, 1:].T, wins[:, 1:, 0].T], axis=-1)  # [opponent, cluster, (ahead, behind)]

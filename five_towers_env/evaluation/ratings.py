@@ -5,7 +5,9 @@ The model: agent ``i`` has a rating ``r_i``, and in any game it finishes ahead o
 is a game; with three to five, every pair of seats of a game is one comparison (the pairwise finishing order,
 a composite likelihood: the comparisons of one game are not independent, and the intervals account for that
 by resampling whole deals). Half a virtual win each way is added to every pair that met, so an unbeaten
-record gives a finite rating. One agent, the anchor, is held at 0.
+record gives a finite rating. One agent, the anchor, is held at 0. The fit is the package's one Bradley-Terry
+fit, :func:`~five_towers_env.evaluation.stats.bradley_terry`; the comparisons come from
+:func:`~five_towers_env.evaluation.outcomes.comparisons`.
 
 Intervals: the deals of each group of agents (the clusters: every seating of a deal, every pair of seats of
 its games) are resampled with replacement, the ratings refitted, and the 2.5th and 97.5th percentiles of the
@@ -19,59 +21,22 @@ from typing import Any
 
 import numpy as np
 
+from five_towers_env.evaluation.stats import bradley_terry
+
 #: Elo points per natural-log unit of odds
 ELO = 400.0 / math.log(10.0)
 PRIOR = 0.5
 
 
-def comparisons(records: Sequence[dict[str, Any]], num_agents: int) -> tuple[np.ndarray, list[Any]]:
-    """Per cluster (a group's deal): ``wins[c, a, b]``, how often agent ``a`` finished ahead of ``b`` (ties
-    1/2; see :func:`~five_towers_env.evaluation.tournament.finish_ahead`); and each cluster's group."""
-    from five_towers_env.evaluation.tournament import finish_ahead
-
-    index: dict[tuple[Any, Any], int] = {}
-    groups: list[Any] = []
-    rows: list[np.ndarray] = []
-    for r in records:
-        key = (r.get("group", 0), r.get("deal", r.get("game")))
-        c = index.get(key)
-        if c is None:
-            c = index[key] = len(rows)
-            rows.append(np.zeros((num_agents, num_agents)))
-            groups.append(key[0])
-        lineup = r["lineup"]
-        for s in range(len(lineup)):
-            for t in range(len(lineup)):
-                if s != t and lineup[s] != lineup[t]:
-                    rows[c][lineup[s], lineup[t]] += finish_ahead(r, s, t)
-    wins = np.stack(rows) if rows else np.zeros((0, num_agents, num_agents))
-    return wins, groups
-
-
-def fit(wins: np.ndarray, anchor: int, prior: float = PRIOR, tol: float = 1e-10) -> np.ndarray:
+def fit(wins: np.ndarray, anchor: int, prior: float = PRIOR) -> np.ndarray:
     """Ratings (Elo points, ``anchor`` at 0) maximising the Bradley-Terry likelihood of the win matrix
-    ``wins[a, b]``, by Newton's method; an agent with no comparisons gets NaN."""
-    k = wins.shape[0]
-    n = wins + wins.T
-    met = n > 0
-    w = wins + prior * met
-    n = w + w.T
-    connected = met.any(axis=1)
-    free = np.flatnonzero(connected & (np.arange(k) != anchor))
-    theta = np.zeros(k)
-    for _ in range(200):
-        p = 1.0 / (1.0 + np.exp(theta[None, :] - theta[:, None]))
-        grad = w.sum(axis=1) - (n * p).sum(axis=1)
-        info = n * p * (1.0 - p)
-        hess = np.diag(info.sum(axis=1)) - info
-        step = np.linalg.solve(hess[np.ix_(free, free)], grad[free])
-        # damped: far-apart agents (a near-certain result) make the first full steps overshoot
-        step = np.clip(step, -2.0, 2.0)
-        theta[free] += step
-        if np.max(np.abs(step), initial=0.0) < tol:
-            break
-    out = theta * ELO
-    out[~connected] = np.nan
+    ``wins[a, b]``: the one fit, :func:`~five_towers_env.evaluation.stats.bradley_terry` (which a tournament's Elo
+    comes from too), on the Elo scale; an agent with no comparisons gets NaN."""
+    wins = np.asarray(wins, dtype=float)
+    strengths = bradley_terry(wins.tolist(), prior=prior)
+    out = np.array([400.0 * math.log10(g) for g in strengths])
+    out -= out[anchor]
+    out[~(wins + wins.T > 0).any(axis=1)] = np.nan
     out[anchor] = 0.0
     return out
 
@@ -104,4 +69,4 @@ def expected_score(gap: float) -> float:
     return 1.0 / (1.0 + 10.0 ** (-gap / 400.0))
 
 
-__all__ = ["ELO", "PRIOR", "bootstrap", "comparisons", "expected_score", "fit", "interval"]
+__all__ = ["ELO", "PRIOR", "bootstrap", "expected_score", "fit", "interval"]

@@ -1,140 +1,29 @@
-"""Running games: seeds derived from the run seed, the seat rotation, and playing the jobs in this
-process, over a 'spawn' process pool or on a Ray cluster, each agent under guard and each game journalled
-(see :mod:`five_towers_env.evaluation.match` for the conventions).
+"""Running games, the layer above the jobs (:mod:`~five_towers_env.evaluation.jobs`) and the backends: the jobs
+of a run played in this process, over a 'spawn' process pool (:mod:`~five_towers_env.evaluation.process_pool`) or
+on a Ray cluster (:mod:`~five_towers_env.evaluation.distributed`), each agent under guard
+(:mod:`~five_towers_env.evaluation.playing`) and each game journalled (:mod:`~five_towers_env.evaluation.journal`);
+see :mod:`five_towers_env.evaluation.match` for the conventions.
 """
 from __future__ import annotations
 
-import math
 import os
 import pickle
 import sys
 import time
 import warnings
-from collections.abc import Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from dataclasses import dataclass
-from multiprocessing import get_context
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from five_towers_env.core.agent import SetupWarning
-from five_towers_env.core.game import DEFAULT_GAME, GameSpec, get_game, register_game
-from five_towers_env.core.state import shares_of
+from five_towers_env.core.game import DEFAULT_GAME
 from five_towers_env.evaluation.distributed import ray_records
-from five_towers_env.evaluation.guard import ON_ERROR, AgentError, GuardedAgent
+from five_towers_env.evaluation.jobs import GameJob
 from five_towers_env.evaluation.journal import Journal, game_key
-from five_towers_env.evaluation.journal_check import FORFEIT_KEYS, MAX_TEXT, RECORD_KEYS
+from five_towers_env.evaluation.journal_check import FORFEIT_KEYS, RECORD_KEYS
+from five_towers_env.evaluation.playing import PlayOptions, play_job
+from five_towers_env.evaluation.process_pool import pool_records
 from five_towers_env.evaluation.specs import AgentSpec
-from five_towers_env.play import play_game
-
-
-def derive_seed(*keys: int) -> int:
-    """A 63-bit seed derived deterministically from non-negative integer ``keys``."""
-    return int(np.random.SeedSequence([int(k) for k in keys]).generate_state(1, np.uint64)[0] >> np.uint64(1))
-
-
-def seat_lineup(index: int, num_agents: int, num_players: int) -> tuple[int, ...]:
-    """Agent index in each seat for game ``index``: seat ``s`` gets agent ``(s + index) mod num_agents``."""
-    r = index % num_agents
-    return tuple((s + r) % num_agents for s in range(num_players))
-
-
-@dataclass(frozen=True)
-class GameJob:
-    """One game to play: which spec sits in each seat and the seeds to use."""
-
-    index: int                     # game number within its group
-    group: int                     # group (pairing) number; 0 for a plain evaluation
-    lineup: tuple[int, ...]        # spec index per seat
-    deal_seed: int
-    agent_seeds: tuple[int, ...]   # per seat
-    deal: int = 0                  # deal number within its group (index // k when paired, else index)
-
-
-def make_jobs(agent_ids: Sequence[int], num_games: int, num_players: int, seed: int, key: Sequence[int] = (),
-              paired: bool = True, group: int = 0) -> list[GameJob]:
-    """Seat-rotated, seeded jobs for ``num_games`` games among the specs ``agent_ids``."""
-    if seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed}")
-    k = len(agent_ids)
-    jobs = []
-    for i in range(num_games):
-        lineup = tuple(agent_ids[j] for j in seat_lineup(i, k, num_players))
-        deal = i // k if paired else i
-        deal_seed = derive_seed(seed, *key, 0, deal)
-        agent_seeds = tuple(derive_seed(seed, *key, 1, i, s) for s in range(num_players))
-        jobs.append(GameJob(i, group, lineup, deal_seed, agent_seeds, deal))
-    return jobs
-
-
-# -- playing ----------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class PlayOptions:
-    """How a run treats its agents: ``on_error`` (``"stop"`` the run or ``"forfeit"`` the game when an agent
-    fails a decision, :mod:`~five_towers_env.evaluation.guard`) and ``move_timeout`` (seconds per decision,
-    None: no limit)."""
-
-    on_error: str = "stop"
-    move_timeout: float | None = None
-
-    def __post_init__(self) -> None:
-        if self.on_error not in ON_ERROR:
-            raise ValueError(f"on_error must be one of {', '.join(ON_ERROR)}, got {self.on_error!r}")
-        if self.move_timeout is not None and not self.move_timeout > 0:
-            raise ValueError(f"move_timeout must be a positive number of seconds, got {self.move_timeout!r}")
-
-
-def _forfeit_record(agents: Sequence[GuardedAgent], error: AgentError) -> dict[str, Any]:
-    """The result of a game its seat ``error.seat`` forfeited: the other seats share the win; scores are
-    those of the last position the failing agent was shown (0 where it was shown none)."""
-    n = len(agents)
-    scores = agents[error.seat].public_scores() or [0] * n
-    winners = [s for s in range(n) if s != error.seat]
-    message = str(error)  # cut to what a journal line may hold, so a resumed run's record is the same
-    message = message if len(message) <= MAX_TEXT else message[: MAX_TEXT - 3] + "..."
-    return {"scores": scores, "winners": winners, "steps": sum(a.moves for a in agents),
-            "forfeit": error.seat, "error": message}
-
-
-def play_job(specs: Sequence[AgentSpec], variant: str, job: GameJob, game: str = DEFAULT_GAME,
-             options: PlayOptions = PlayOptions()) -> dict[str, Any]:
-    """Play one job of ``game``; return its record (scores, winners, win shares, margins, steps, timing;
-    ``forfeit`` and ``error`` when a seat forfeited it). An agent's failed decision raises
-    :class:`~five_towers_env.evaluation.guard.AgentError` unless ``options.on_error`` is ``"forfeit"``."""
-    agents = [GuardedAgent(specs[a].build(job.agent_seeds[s]), specs[a].label, s, job.index, options.move_timeout)
-              for s, a in enumerate(job.lineup)]
-    t0 = time.perf_counter()
-    try:
-        result = play_game(agents, variant=variant, seed=job.deal_seed, game=game)
-    except AgentError as error:
-        if options.on_error != "forfeit":
-            raise
-        result = _forfeit_record(agents, error)
-    wall = time.perf_counter() - t0
-    scores = [int(x) for x in result["scores"]]
-    winners = [int(w) for w in result["winners"]]
-    share = shares_of(winners, len(scores))
-    margins = [sc - max(scores[:s] + scores[s + 1:]) for s, sc in enumerate(scores)]
-    record = {"group": job.group, "game": job.index, "deal": job.deal, "deal_seed": job.deal_seed,
-              "lineup": list(job.lineup),
-              "scores": scores, "winners": winners, "win_share": share, "margins": margins,
-              "steps": int(result["steps"]), "moves": [a.moves for a in agents],
-              "think_seconds": [a.seconds for a in agents], "wall_seconds": wall}
-    if "forfeit" in result:
-        record.update(forfeit=result["forfeit"], error=result["error"])
-    return record
-
-
-def _play_chunk(specs: Sequence[AgentSpec], variant: str, jobs: Sequence[GameJob],
-                game: str | GameSpec = DEFAULT_GAME, options: PlayOptions = PlayOptions()) -> list[dict[str, Any]]:
-    # top level, so 'spawn' workers and Ray tasks can import it; run_jobs has already said what a worker
-    # would repeat about an agent's setup
-    warnings.simplefilter("ignore", SetupWarning)
-    if isinstance(game, GameSpec):  # a game registered in the parent only (imported, not a plugin)
-        game = register_game(game).name
-    return [play_job(specs, variant, job, game, options) for job in jobs]
 
 
 def check_setups(specs: Sequence[AgentSpec], num_players: int, variant: str) -> None:
@@ -250,8 +139,8 @@ def _unpicklable(specs: Sequence[AgentSpec]) -> str | None:
 
 def run_jobs(specs: Sequence[AgentSpec], variant: str, jobs: Sequence[GameJob], workers: int | None = 1,
              progress: bool = True, desc: str = "games", chunk_size: int | None = None,
-             game: str = DEFAULT_GAME, options: PlayOptions = PlayOptions(), journal: Journal | None = None,
-             ray: str | None = None) -> list[dict[str, Any]]:
+             game: str = DEFAULT_GAME, options: PlayOptions = PlayOptions(),  # noqa: B008 (frozen: immutable)
+             journal: Journal | None = None, ray: str | None = None) -> list[dict[str, Any]]:
     """Play ``jobs`` of ``game`` and return their records in job order: in this process when ``workers == 1``,
     else over a 'spawn' process pool, or as Ray tasks when ``ray`` names a cluster (``"auto"``, an address, or
     ``"local"``: a local instance with ``workers`` CPUs); the records do not depend on which.
@@ -301,31 +190,4 @@ def run_jobs(specs: Sequence[AgentSpec], variant: str, jobs: Sequence[GameJob], 
             journal.close()
 
 
-def chunked(n: int, workers: int, chunk_size: int | None) -> list[list[int]]:
-    """``range(n)`` in chunks, about eight per worker (at most 25 jobs each) unless ``chunk_size`` is given."""
-    if chunk_size is None:
-        chunk_size = max(1, min(25, math.ceil(n / (workers * 8))))
-    return [list(range(i, min(i + chunk_size, n))) for i in range(0, n, chunk_size)]
-
-
-def pool_records(specs: Sequence[AgentSpec], variant: str, jobs: Sequence[GameJob], game: str,
-                 options: PlayOptions, workers: int, chunk_size: int | None) -> Iterator[tuple[int, dict[str, Any]]]:
-    """``(job index, record)`` of every job, played over a 'spawn' process pool, as chunks finish."""
-    chunks = chunked(len(jobs), workers, chunk_size)
-    spec = get_game(game)  # the spec travels to the workers, which may not know the game by name
-    with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=get_context("spawn")) as pool:
-        pending = {pool.submit(_play_chunk, list(specs), variant, [jobs[i] for i in c], spec, options): c
-                   for c in chunks}
-        try:
-            while pending:
-                done, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for fut in done:
-                    idx = pending.pop(fut)
-                    yield from zip(idx, fut.result())
-        finally:
-            for fut in pending:
-                fut.cancel()
-
-
-__all__ = ["GameJob", "PlayOptions", "check_setups", "chunked", "derive_seed", "journal_line", "make_jobs",
-           "play_job", "pool_records", "resolve_workers", "run_jobs", "seat_lineup"]
+__all__ = ["check_setups", "journal_line", "resolve_workers", "run_jobs"]

@@ -101,6 +101,10 @@ def bradley_terry(wins: Sequence[Sequence[float]], prior: float = 0.5, iteration
     ``wins[i][j]`` is the (possibly fractional) number of times ``i`` beat ``j``. ``prior`` virtual
     wins are added in both directions for every pair that met, so an unbeaten agent gets a finite
     rating. Agents that never met anyone get strength 1. Strengths are normalised to geometric mean 1.
+
+    The package's one Bradley-Terry fit: a tournament's Elo (:func:`elo_ratings`, mean 1500) and the
+    ladder's ratings (:func:`~five_towers_env.evaluation.ratings.fit`, one agent held at 0) are both
+    this fit, on the Elo scale.
     """
     k = len(wins)
     met = [[i != j and (wins[i][j] + wins[j][i]) > 0 for j in range(k)] for i in range(k)]

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from five_towers_env.core.game import DEFAULT_GAME, get_game
+from five_towers_env.evaluation.outcomes import deal_cluster
 from five_towers_env.evaluation.report import fmt_ci, text_table, write_csv, write_json, write_text
 from five_towers_env.evaluation.stats import ClusteredRate, cluster_rate
 
@@ -18,14 +19,6 @@ from five_towers_env.evaluation.stats import ClusteredRate, cluster_rate
 WIN_CONVENTION = ("win_rate: a k-way shared win counts 1/k of a win; strict_win_rate: sole wins only; "
                   "rates are per seat-game; 95% intervals: Wilson at the cluster-adjusted effective sample "
                   "size, clusters = deals (each game its own deal when unpaired)")
-
-
-def deal_cluster(record: dict[str, Any], index: int) -> tuple:
-    """The cluster of a game record for the intervals: its deal within its group (a record without
-    a ``deal`` is its own cluster)."""
-    if "deal" in record:
-        return ("deal", record.get("group", 0), record["deal"])
-    return ("game", record.get("group", 0), record.get("game", index))
 
 
 def is_sole_win(share: float) -> bool:
@@ -205,4 +198,4 @@ class EvaluationResult:
 
 
 __all__ = ["EvaluationResult", "GAME_FIELDS", "RATE_HEADERS", "SUMMARY_FIELDS", "WIN_CONVENTION", "counts_seat_games",
-           "deal_cluster", "game_rows", "is_sole_win", "rate_cells", "seat_summary", "summarize", "summary_table"]
+           "game_rows", "is_sole_win", "rate_cells", "seat_summary", "summarize", "summary_table"]

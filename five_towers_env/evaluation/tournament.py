@@ -14,7 +14,7 @@ group, the agents repeated to fill the seats.
   size, the clusters being the deals (:func:`~five_towers_env.evaluation.stats.cluster_rate`), so
   the correlated comparisons of one deal (its seat rotations, and in games of 3+ players the
   several pairs of seats of a game) are not counted as independent.
-* **Ratings table.** The per-agent rows of :func:`~five_towers_env.evaluation.match.summarize`
+* **Ratings table.** The per-agent rows of :func:`~five_towers_env.evaluation.summary.summarize`
   (win rate with shared wins counting 1/k, strict win rate, cluster intervals) with the ratings.
 * **Elo.** A Bradley-Terry maximum-likelihood fit (deterministic MM iterations, half a virtual win
   each way per pair) of those pairwise results, on the Elo scale with mean 1500. For 2 players it is
@@ -31,7 +31,6 @@ import itertools
 import math
 import time
 import warnings
-import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -40,9 +39,12 @@ from typing import Any
 
 from five_towers_env.atomic import save_figure
 from five_towers_env.core.game import DEFAULT_GAME, get_game
+from five_towers_env.evaluation.jobs import group_key, make_jobs
 from five_towers_env.evaluation.journal import Journal
+from five_towers_env.evaluation.outcomes import pairwise_counts, pairwise_outcomes
+from five_towers_env.evaluation.playing import PlayOptions
 from five_towers_env.evaluation.report import fmt_ci, markdown_table, text_table, write_csv, write_json, write_text
-from five_towers_env.evaluation.runner import PlayOptions, make_jobs, resolve_workers, run_jobs
+from five_towers_env.evaluation.runner import resolve_workers, run_jobs
 from five_towers_env.evaluation.specs import resolve_specs
 from five_towers_env.evaluation.stats import cluster_rate, elo_ratings
 from five_towers_env.evaluation.summary import (
@@ -50,7 +52,6 @@ from five_towers_env.evaluation.summary import (
     RATE_HEADERS,
     SUMMARY_FIELDS,
     counts_seat_games,
-    deal_cluster,
     game_rows,
     rate_cells,
     summarize,
@@ -65,48 +66,6 @@ def tournament_groups(num_agents: int, num_players: int) -> list[tuple[int, ...]
     if num_agents <= num_players:
         return [tuple(range(num_agents))]
     return list(itertools.combinations(range(num_agents), num_players))
-
-
-def group_key(labels: Sequence[str]) -> int:
-    """A stable number for a group of agent labels (part of the group's seeds)."""
-    return zlib.crc32("\x1f".join(labels).encode())
-
-
-def finish_ahead(record: dict[str, Any], s: int, t: int) -> float:
-    """1 if seat ``s`` finished ahead of seat ``t`` in the game ``record``, 1/2 for a tie, 0 behind; a seat
-    that forfeited the game finished behind every other, and the others tie with each other."""
-    forfeit = record.get("forfeit")
-    if forfeit is not None:
-        return 0.0 if s == forfeit else 1.0 if t == forfeit else 0.5
-    scores = record["scores"]
-    return 1.0 if scores[s] > scores[t] else 0.5 if scores[s] == scores[t] else 0.0
-
-
-def pairwise_outcomes(records: Sequence[dict[str, Any]]) -> dict[tuple[int, int], tuple[list[float], list[Any]]]:
-    """For each ordered pair of agents ``(a, b)`` that met: the outcome of every comparison (1 when
-    ``a`` finished ahead of ``b``, 1/2 for a tie, 0 behind) and its cluster (the game's deal,
-    :func:`~five_towers_env.evaluation.match.deal_cluster`), in record order."""
-    out: dict[tuple[int, int], tuple[list[float], list[Any]]] = {}
-    for i, r in enumerate(records):
-        lineup = r["lineup"]
-        cluster = deal_cluster(r, i)
-        for s, t in itertools.permutations(range(len(lineup)), 2):
-            a, b = lineup[s], lineup[t]
-            if a == b:
-                continue
-            values, clusters = out.setdefault((a, b), ([], []))
-            values.append(finish_ahead(r, s, t))
-            clusters.append(cluster)
-    return out
-
-
-def pairwise_counts(num_agents: int, records: Sequence[dict[str, Any]]) -> tuple[list[list[float]], list[list[int]]]:
-    """``wins[a][b]`` (row finished ahead of column, ties 1/2) and ``n[a][b]`` comparisons."""
-    wins = [[0.0] * num_agents for _ in range(num_agents)]
-    n = [[0] * num_agents for _ in range(num_agents)]
-    for (a, b), (values, _) in pairwise_outcomes(records).items():
-        wins[a][b], n[a][b] = math.fsum(values), len(values)
-    return wins, n
 
 
 def openskill_ratings(labels: Sequence[str], records: Sequence[dict[str, Any]]) -> dict[str, dict[str, float]] | None:
@@ -137,7 +96,7 @@ class TournamentResult:
     groups: list[list[str]]
     wins: list[list[float]]          # pairwise wins, row over column
     counts: list[list[int]]          # pairwise comparisons
-    overall: list[dict[str, Any]]    # per-agent summary (match.summarize), with elo / openskill added
+    overall: list[dict[str, Any]]    # per-agent summary (summary.summarize), with elo / openskill added
     openskill: dict[str, dict[str, float]] | None
     records: list[dict[str, Any]] = field(repr=False)
 
@@ -357,12 +316,13 @@ def round_robin(agent_specs: Sequence[Any], games: int = 100, num_players: int =
         key = group_key([labels[a] for a in members])
         jobs += make_jobs(list(members), games, num_players, seed, key=(key,), paired=paired, group=g)
     t0 = time.perf_counter()
-    book = None if journal is None else Journal(journal, {"run": "tournament", "game": the_game.name,
-                                                          "variant": variant, "num_players": num_players,
-                                                          "seed": seed, "paired": paired},
-                                                  discard_bad_lines=discard_bad_journal_lines)
+    run_journal = None if journal is None else Journal(journal, {"run": "tournament", "game": the_game.name,
+                                                                 "variant": variant, "num_players": num_players,
+                                                                 "seed": seed, "paired": paired},
+                                                         discard_bad_lines=discard_bad_journal_lines)
     records = run_jobs(specs, variant, jobs, workers=workers, progress=progress, desc="tournament",
-                       game=the_game.name, options=PlayOptions(on_agent_error, move_timeout), journal=book, ray=ray)
+                       game=the_game.name, options=PlayOptions(on_agent_error, move_timeout), journal=run_journal,
+                       ray=ray)
     wall = time.perf_counter() - t0
     wins, counts = pairwise_counts(len(specs), records)
     overall = summarize(labels, records)
@@ -383,6 +343,4 @@ def round_robin(agent_specs: Sequence[Any], games: int = 100, num_players: int =
                             skill, records)
 
 
-__all__ = ["TournamentResult", "finish_ahead", "round_robin", "plot_matrix", "pairwise_counts", "pairwise_outcomes",
-           "openskill_ratings",
-           "tournament_groups", "group_key"]
+__all__ = ["TournamentResult", "round_robin", "plot_matrix", "openskill_ratings", "tournament_groups"]

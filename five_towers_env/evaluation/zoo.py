@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 from five_towers_env.core.game import get_game, parse_setup_key, setup_key
-from five_towers_env.evaluation.journal_check import JournalError
 from five_towers_env.evaluation.report import fmt_ci, markdown_table, text_table, write_json, write_text
 
 #: the opponents of the zoo table, in column order
@@ -157,5 +156,4 @@ def shipped_listing(game: str) -> str:
     return text_table(["setup", "file", "training run", "timesteps", "trained in"], rows)
 
 
-__all__ = ["JournalError", "OPPONENTS", "ShippedPolicy", "shipped", "shipped_listing", "training_record",
-           "zoo_markdown", "zoo_table"]
+__all__ = ["OPPONENTS", "ShippedPolicy", "shipped", "shipped_listing", "training_record", "zoo_markdown", "zoo_table"]

@@ -63,7 +63,7 @@ def evaluation_table(policy: str | Path, num_players: int, variant: str, opponen
                      game: str = DEFAULT_GAME) -> list[dict[str, Any]]:
     """The policy against each baseline of ``game`` (``num_players - 1`` copies of it), seats rotated, over
     ``games`` seeded paired games: one row per baseline with the policy's
-    :func:`~five_towers_env.evaluation.match.summarize` row (win rate with a shared win counting 1/k,
+    :func:`~five_towers_env.evaluation.summary.summarize` row (win rate with a shared win counting 1/k,
     strict win rate, their 95% intervals clustered by deal, score and margin) and ``opponent``."""
     from five_towers_env.evaluation.match import evaluate
 
@@ -80,8 +80,8 @@ def evaluation_table(policy: str | Path, num_players: int, variant: str, opponen
 
 def format_evaluation_table(rows: list[dict[str, Any]]) -> str:
     """Rows of :func:`evaluation_table` as an aligned text table."""
-    from five_towers_env.evaluation.match import RATE_HEADERS, rate_cells
     from five_towers_env.evaluation.report import text_table
+    from five_towers_env.evaluation.summary import RATE_HEADERS, rate_cells
 
     headers = ["against", "games"] + RATE_HEADERS + ["mean score", "mean margin"]
     body = [[r["opponent"], str(r["games"])] + rate_cells(r) + [f"{r['mean_score']:.2f}", f"{r['mean_margin']:+.2f}"]
@@ -98,8 +98,8 @@ def final_evaluation(policy: str | Path, cfg: TrainConfig, games: int, workers: 
     """The evaluation table printed at the end of ``five-towers train``: :func:`evaluation_table`
     against ``cfg.eval_opponents`` (seed ``cfg.seed``), in each setup trained. Writes it into the run folder
     as ``final_eval.md`` (the same text) and ``final_eval.json`` (the settings and rows); returns the text."""
-    from five_towers_env.evaluation.match import WIN_CONVENTION
     from five_towers_env.evaluation.report import write_json, write_text
+    from five_towers_env.evaluation.summary import WIN_CONVENTION
 
     title = "" if cfg.game == DEFAULT_GAME else f"{cfg.game}, "  # the default game's heading names no game
     texts, printed, all_rows = [], [], []
