@@ -41,7 +41,18 @@ def _journal_is_a_folder(tmp: Path) -> list[str]:
     return ["evaluate", "--agents", "random", "random", "--games", "2", "--no-progress", "--out", str(tmp / "out")]
 
 
+def _binary_run_log(tmp: Path) -> list[str]:
+    from five_towers_env.evaluation.zoo import shipped
+
+    name = next(p for p in shipped("five_towers") if p.setup == "2p-base").meta["name"]
+    (tmp / "runs" / name).mkdir(parents=True)
+    (tmp / "runs" / name / "eval_log.csv").write_bytes(b"wall_s\n\xff\xfe\x00")
+    return ["zoo", "--games", "1", "--setups", "2p-base", "--field", "random", "--no-progress", "--runs",
+            str(tmp / "runs")]
+
+
 CASES = {
+    "a training log that is not text": _binary_run_log,
     "a long --out name": lambda tmp: ["evaluate", "--agents", "random", "random", "--games", "2", "--out",
                                       str(tmp / LONG)],
     "a long --html name": lambda tmp: ["replay", "g.json", "--html", str(tmp / f"{LONG}.html")],

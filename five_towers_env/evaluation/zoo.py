@@ -22,9 +22,6 @@ from typing import Any
 from five_towers_env.core.game import get_game, parse_setup_key, setup_key
 from five_towers_env.evaluation.report import fmt_ci, markdown_table, text_table, write_json, write_text
 
-#: the opponents of the zoo table, in column order
-OPPONENTS = ("heuristic", "greedy", "random")
-
 
 @dataclass(frozen=True)
 class ShippedPolicy:
@@ -67,15 +64,20 @@ def training_record(policy: ShippedPolicy, runs: str | Path | None) -> dict[str,
     if runs is not None and record["run"]:
         log = Path(runs) / str(record["run"]) / "eval_log.csv"
         if log.is_file():
-            with open(log, newline="") as f:
-                rows = list(csv.DictReader(f))
-            if rows and rows[-1].get("wall_s"):
-                record["wall_s"] = float(rows[-1]["wall_s"])
+            try:
+                with open(log, newline="", encoding="utf-8") as f:
+                    rows = list(csv.DictReader(f))
+                wall = float(rows[-1]["wall_s"]) if rows and rows[-1].get("wall_s") else None
+            except (OSError, UnicodeDecodeError, csv.Error, ValueError) as exc:
+                raise ValueError(f"--runs: {log} is not a training run's log: {exc}") from None
+            if wall is not None and not 0 <= wall < 1e12:
+                raise ValueError(f"--runs: {log}: wall_s {wall} is not a run's seconds")
+            record["wall_s"] = wall
     return record
 
 
 def zoo_table(game: str, games: int, seed: int, out: str | Path | None = None, workers: int | None = 1,
-              opponents: tuple[str, ...] = OPPONENTS, runs: str | Path | None = None,
+              opponents: tuple[str, ...] | None = None, runs: str | Path | None = None,
               progress: bool = False, setups: list[str] | None = None, ray: str | None = None,
               on_agent_error: str = "stop", move_timeout: float | None = None,
               discard_bad_journal_lines: bool = False) -> list[dict[str, Any]]:
@@ -83,11 +85,14 @@ def zoo_table(game: str, games: int, seed: int, out: str | Path | None = None, w
     copies of the opponent, ``games`` games on ``seed``, rounded up to a multiple of ``n`` so that the policy
     sits in every seat of every deal equally often (1,000 games of 3 players: 1,002). Each evaluation's files go to
     ``<out>/<setup>/vs_<opponent>*``; ``table.json`` and ``table.md`` to ``out``. ``opponents`` are any agent
-    specs; ``ray``, ``on_agent_error``, ``move_timeout`` and ``discard_bad_journal_lines`` are as for
+    specs (default: the game's rule-based opponents, strongest first); ``ray``, ``on_agent_error``,
+    ``move_timeout`` and ``discard_bad_journal_lines`` are as for
     :func:`~five_towers_env.evaluation.match.evaluate`, and with ``out`` each evaluation is journalled there
     until its files are written."""
     from five_towers_env.evaluation.match import evaluate
 
+    if opponents is None:
+        opponents = tuple(reversed(get_game(game).opponents))
     rows = []
     for policy in shipped(game):
         if setups is not None and policy.setup not in setups:
@@ -156,4 +161,4 @@ def shipped_listing(game: str) -> str:
     return text_table(["setup", "file", "training run", "timesteps", "trained in"], rows)
 
 
-__all__ = ["OPPONENTS", "ShippedPolicy", "shipped", "shipped_listing", "training_record", "zoo_markdown", "zoo_table"]
+__all__ = ["ShippedPolicy", "shipped", "shipped_listing", "training_record", "zoo_markdown", "zoo_table"]
