@@ -93,7 +93,7 @@ def test_a_save_cut_off_leaves_no_partial_file_and_the_previous_checkpoint_whole
     trainer.venv.close()
 
 
-def test_checkpoint_files_are_renamed_into_place_json_first(tmp_path, monkeypatch):
+def test_checkpoint_files_are_renamed_into_place_json_last(tmp_path, monkeypatch):
     from five_towers_env.training import checkpoints
 
     class Model:
@@ -106,8 +106,67 @@ def test_checkpoint_files_are_renamed_into_place_json_first(tmp_path, monkeypatc
                         lambda a, b: (renames.append((Path(a).name, Path(b).name)), real_replace(a, b)))
     path = checkpoints.save_checkpoint(Model(), {"timesteps": 5}, tmp_path / "step_5.zip")
     pid = os.getpid()  # five_towers_env.atomic's temporary names: hidden, never a step_*.zip
-    assert renames == [(f".step_5.partial-{pid}.json", "step_5.json"), (f".step_5.partial-{pid}.zip", "step_5.zip")]
+    assert renames == [(f".step_5.partial-{pid}.zip", "step_5.zip"), (f".step_5.partial-{pid}.json", "step_5.json")]
     assert path.read_bytes() == b"zip" and sorted(p.name for p in tmp_path.iterdir()) == ["step_5.json", "step_5.zip"]
+
+
+# -- the scheme both trainers share (checkpoint_files) ---------------------------------------------
+
+def _two_part_kind(keep):
+    from five_towers_env.training.checkpoint_files import CheckpointKind, zip_problem
+
+    return CheckpointKind(parts=(".pt", ".npz"), state_keys=("step",), command="expert", part_problem=zip_problem,
+                          holds={".pt": "the model", ".npz": "the buffer", ".json": "the counters"}, keep=keep)
+
+
+def _write(kind, run: Path, step: int) -> Path:
+    import zipfile
+
+    from five_towers_env.training.checkpoint_files import checkpoint_path, write_checkpoint
+
+    def parts(temps):
+        for temp in temps:
+            with zipfile.ZipFile(temp, "w") as z:
+                z.writestr("x", f"{temp.suffix} {step}")
+
+    return write_checkpoint(checkpoint_path(run, step, kind), kind, {"step": step}, parts)
+
+
+def test_the_scheme_keeps_the_newest_k_and_takes_only_whole_ones(tmp_path):
+    from five_towers_env.training import checkpoint_files as cf
+
+    kind, run = _two_part_kind(keep=2), tmp_path / "run"
+    for step in (1, 2, 3):
+        newest = _write(kind, run, step)
+    folder = run / "checkpoints"
+    assert newest == folder / "step_3.pt" and cf.newest_whole(run, kind) == newest
+    names = [f"step_{n}{suffix}" for n in (2, 3) for suffix in (".json", ".npz", ".pt")]
+    assert sorted(p.name for p in folder.iterdir()) == names
+    # what a kill leaves between the renames (parts without their state) or a damaged part is never taken
+    (folder / "step_9.pt").write_bytes(b"PK")
+    (folder / "step_3.npz").write_bytes((folder / "step_3.npz").read_bytes()[:-5])
+    assert cf.newest_whole(run, kind) == folder / "step_2.pt" == cf.resolve_checkpoint(run, kind)
+    with pytest.raises(cf.CheckpointError, match=f"checkpoint file {folder / 'step_3.npz'} is incomplete .*the newest "
+                       f"whole checkpoint is {folder / 'step_2.pt'} \\(five-towers expert --resume"):
+        cf.checked_state(cf.resolve_checkpoint(folder / "step_3.json", kind), kind)
+    # any file of a checkpoint names it; a missing part is named
+    assert cf.resolve_checkpoint(folder / "step_2.npz", kind) == cf.resolve_checkpoint(folder / "step_2.json", kind) \
+        == folder / "step_2.pt"
+    assert cf.checked_state(folder / "step_2.pt", kind) == {"step": 2}
+    (folder / "step_2.npz").unlink()
+    with pytest.raises(cf.MissingCheckpointError, match=f"has no companion {folder / 'step_2.npz'} \\(the buffer"):
+        cf.checked_state(folder / "step_2.pt", kind)
+    # the next save prunes what is not among the newest whole ones (keep=1 here), the one just written kept
+    _write(_two_part_kind(keep=1), run, 4)
+    assert sorted(p.name for p in folder.iterdir()) == ["step_4.json", "step_4.npz", "step_4.pt"]
+    assert cf.checkpoint_run_dir(folder / "step_4.pt") == run
+
+
+def test_the_scheme_keeps_every_checkpoint_without_keep(tmp_path):
+    kind = _two_part_kind(keep=None)
+    for step in (1, 2, 3):
+        _write(kind, tmp_path, step)
+    assert len(list((tmp_path / "checkpoints").iterdir())) == 9
 
 
 # -- reading: a cut-off checkpoint ----------------------------------------------------------------

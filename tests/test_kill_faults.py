@@ -29,7 +29,7 @@ import pytest
 import yaml
 
 from five_towers_env.atomic import PARTIAL
-from five_towers_env.training.checkpoints import is_whole, newest_whole_checkpoint
+from five_towers_env.training.checkpoints import is_whole, is_whole_zip, newest_whole_checkpoint
 from five_towers_env.training.config import config_to_dict, load_config
 
 pytest.importorskip("sb3_contrib")
@@ -128,7 +128,8 @@ def check_whole(run: Path, configs: list[dict[str, Any]], seen: dict[Path, Any])
             with np.load(path) as npz:  # reading every array checks every member's CRC
                 assert npz.files and all(npz[name] is not None for name in npz.files), where
         elif path.suffix == ".zip":
-            assert is_whole(path), f"{where} is not a whole checkpoint"
+            # whole as a file; its state .json, renamed in just after it, is checked on its own above
+            assert is_whole_zip(path), f"{where} is not a whole save"
         elif path.suffix == ".png":
             assert data.startswith(b"\x89PNG\r\n\x1a\n") and data.endswith(PNG_END), f"{where}: a cut-off PNG"
         else:

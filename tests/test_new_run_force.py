@@ -108,8 +108,8 @@ def test_train_force_does_not_go_with_resume(tmp_path, capsys):
 
 # -- expert -----------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("names", [["config.yaml", "state.json", "checkpoint.pt"], ["networks/gen_1.npz", "curve.csv"]],
-                         ids=["checkpoint", "curve"])
+@pytest.mark.parametrize("names", [["config.yaml", "checkpoints/step_1.json", "checkpoints/step_1.pt"],
+                                   ["networks/gen_1.npz", "curve.csv"]], ids=["checkpoint", "curve"])
 def test_expert_into_a_folder_holding_a_run_is_an_error_that_changes_nothing(tmp_path, capsys, names):
     run = tmp_path / "old"
     old_run(run, names)
@@ -124,14 +124,14 @@ def test_expert_into_a_folder_holding_a_run_is_an_error_that_changes_nothing(tmp
 
 def test_expert_with_force_deletes_the_old_run_and_starts_over(tmp_path, capsys):
     run = tmp_path / "old"
-    old_run(run, ["config.yaml", "state.json", "curve.csv", "networks/gen_7.npz"])
+    old_run(run, ["config.yaml", "checkpoints/step_7.json", "curve.csv", "networks/gen_7.npz"])
     code, out, err = cli(capsys, "expert", "--config", EXPERT, "--no-progress", "--force",
                          "--set", f"out_dir={tmp_path}", "name=old", *EXPERT_TINY)
     assert code == 0, err
     assert f"--force: deleted the old run's files in {run}" in out
     assert sorted(p.name for p in (run / "networks").iterdir()) == ["gen_1.npz"]
     assert (run / "curve.csv").read_text().splitlines()[1].startswith("1,")  # generation 1 of the new run
-    assert "the old run's" not in (run / "state.json").read_text()
+    assert sorted(p.name for p in (run / "checkpoints").iterdir()) == ["step_1.json", "step_1.npz", "step_1.pt"]
     assert (run / "notes.txt").read_text() == "mine\n"
     # and the new run resumes as any run does, with no --force
     code, _, err = cli(capsys, "expert", "--resume", run, "--no-progress", "--set", "generations=1")

@@ -77,12 +77,35 @@ def _expert_run(tmp_path: Path, capsys) -> Path:
 
 def test_expert_resumes_from_its_checkpoint_file_or_its_folder(tmp_path, capsys):
     run = _expert_run(tmp_path, capsys)
-    code, out, err = cli(capsys, "expert", "--resume", run / "checkpoint.pt", "--no-progress", "--set", "generations=2")
+    code, out, err = cli(capsys, "expert", "--resume", run / "checkpoints" / "step_1.pt", "--no-progress",
+                         "--set", "generations=2")
     assert code == 0, err
     assert f"run folder: {run}" in out and (run / "networks" / "gen_2.npz").is_file()
     assert "generations: 2" in (run / "config.yaml").read_text()  # the run's own config, as train's
+    # the checkpoint of generation 2 replaced generation 1's: a run keeps only its newest (the buffer is big)
+    assert sorted(p.name for p in (run / "checkpoints").iterdir()) == ["step_2.json", "step_2.npz", "step_2.pt"]
+    # any file of a checkpoint names it
+    for generations, name in ((3, "step_2.json"), (4, "step_3.npz")):
+        code, out, err = cli(capsys, "expert", "--resume", run / "checkpoints" / name, "--no-progress",
+                             "--set", f"generations={generations}")
+        assert code == 0, err
+    assert sorted(p.name for p in (run / "checkpoints").iterdir()) == ["step_4.json", "step_4.npz", "step_4.pt"]
     code, _, err = cli(capsys, "expert", "--resume", run, "--no-progress", "--set", "name=other")
     assert "name cannot change on resume" in one_line_error(code, err, "expert")
+    # a damaged part: the checkpoint is not whole, and the error names the file at fault
+    buffer = run / "checkpoints" / "step_4.npz"
+    buffer.write_bytes(buffer.read_bytes()[:-10])
+    code, _, err = cli(capsys, "expert", "--resume", run / "checkpoints" / "step_4.json", "--no-progress")
+    assert f"checkpoint file {buffer} is incomplete" in one_line_error(code, err, "expert")
+    code, _, err = cli(capsys, "expert", "--resume", run, "--no-progress")
+    assert f"--resume {run}: no whole checkpoint in it" in one_line_error(code, err, "expert")
+
+
+def test_an_expert_run_of_the_old_layout_is_refused_saying_how_to_move_it(tmp_path, capsys):
+    for name in ("config.yaml", "checkpoint.pt", "buffer.npz", "state.json"):
+        (tmp_path / name).write_text("an earlier version's\n")
+    code, _, err = cli(capsys, "expert", "--resume", tmp_path, "--no-progress")
+    assert "its checkpoint is in an earlier version's layout" in one_line_error(code, err, "expert")
 
 
 def test_a_moved_expert_run_resumes_where_it_is(tmp_path, capsys):
@@ -109,7 +132,7 @@ def test_expert_interrupted_exits_as_train_does(tmp_path, capsys, monkeypatch, s
 
     monkeypatch.setattr(ExpertTrainer, "_generation", interrupted)
     code, _, err = cli(capsys, "expert", "--resume", run, "--no-progress", "--set", "generations=2")
-    checkpoint = run / "checkpoint.pt"
+    checkpoint = run / "checkpoints" / "step_1.pt"
     assert code == 128 + signum, err
     assert "Traceback" not in err and err.strip().splitlines()[-1] == (
         f"interrupted: no checkpoint saved; the newest is {checkpoint}; resume with five-towers expert --resume "

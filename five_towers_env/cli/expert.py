@@ -12,8 +12,8 @@ def add(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                                       "(needs the rl extra)")
     training.add_source(
         p, config_help="an expert-iteration config, e.g. configs/expert_2p.yaml",
-        resume_help="continue a run from its checkpoint, <run>/checkpoint.pt, or its run folder (the last finished "
-                    "generation), with the config stored beside it, writing into <run>",
+        resume_help="continue a run from a checkpoint, <run>/checkpoints/step_G.pt, or its run folder (the last "
+                    "finished generation), with the config stored beside it, writing into <run>",
         set_help="override config settings, e.g. generations=20 (on --resume: to run more generations)",
         force_help="with --config: start over in a run folder that holds a run, deleting that run's files "
                    "(checkpoint, networks, curve) first; without it, that is an error")

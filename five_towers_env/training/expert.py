@@ -12,9 +12,10 @@ One generation of :class:`ExpertTrainer`:
 4. every ``eval_every`` generations, the bare network and the guided search play the game's teacher
    (``GameSpec.teacher``) and the search opponent ``eval_mcts`` on fixed deals (``eval_seed``): the learning curve
    (``curve.csv``, ``curve.png``, TensorBoard under ``tb/``);
-5. a checkpoint (``checkpoint.pt``, ``buffer.npz``, ``state.json``) and the generation's network
-   (``networks/gen_K.npz``) are written; ``five-towers expert --resume <run>`` (or ``<run>/checkpoint.pt``)
-   goes on from the last one (:func:`~.expert_config.resume_expert_config`).
+5. a checkpoint (``checkpoints/step_G.pt``, ``.npz``, ``.json``: the scheme of :mod:`.checkpoint_files`, the
+   previous one deleted) and the generation's network (``networks/gen_K.npz``) are written;
+   ``five-towers expert --resume <run>`` (or ``<run>/checkpoints/step_G.pt``, or any file of it) goes on
+   from the last one (:func:`~.expert_config.resume_expert_config`).
 
 Before the first generation, ``warmup_games`` games of the bare network (sampled moves) teach the
 value head (``warmup_steps`` minibatches; the policy's target there is its own distribution, so it
@@ -28,7 +29,6 @@ generation, so that a resumed run plays the same games as one never stopped.
 """
 from __future__ import annotations
 
-import json
 import multiprocessing
 import signal
 import time
@@ -39,15 +39,22 @@ from typing import Any, ClassVar
 import numpy as np
 import torch
 
-from five_towers_env.atomic import atomic_paths
 from five_towers_env.core.blas import one_blas_thread
 from five_towers_env.core.game import get_game
+from five_towers_env.training.checkpoint_files import (
+    CheckpointError,
+    checked_state,
+    checkpoint_run_dir,
+    resolve_checkpoint,
+    write_checkpoint,
+)
 from five_towers_env.training.expert_config import (
-    CHECKPOINT_FILES,
+    EXPERT_CHECKPOINT,
     ExpertConfig,
+    expert_checkpoint,
     expert_config_to_dict,
-    last_checkpoint,
     load_expert_config,
+    newest_expert_checkpoint,
     resume_expert_config,
 )
 from five_towers_env.training.expert_data import Positions, ReplayBuffer, network_games, selfplay_games, teacher_games
@@ -63,8 +70,8 @@ from five_towers_env.training.trainer import TrainResult
 
 #: what a run writes into its run folder: a folder holding any of them holds a run, and
 #: ``five-towers expert --force`` removes these and only these
-EXPERT_RUN_FILES = ("config.yaml", "state.json", "checkpoint.pt", "buffer.npz", "network.npz", "networks", "curve.csv",
-                    "curve.png", "tb", "provenance.json")
+EXPERT_RUN_FILES = ("config.yaml", "checkpoints", "network.npz", "networks", "curve.csv", "curve.png", "tb",
+                    "provenance.json")
 CURVE_CSV, CURVE_PNG = "curve.csv", "curve.png"
 #: the bare network and the search it guides, whose win rates the learning curve shows
 PLAYERS = ("net", "guided")
@@ -109,20 +116,19 @@ class ExpertTrainer:
 
     @classmethod
     def resume_config(cls, path: str | Path, overrides: dict[str, Any] | None = None) -> tuple[ExpertConfig, Path]:
-        """The run ``path`` names (its folder, or a file of its checkpoint): its config with ``overrides``, and
-        its checkpoint (:func:`.expert_config.resume_expert_config`)."""
-        cfg = resume_expert_config(path, overrides)
-        return cfg, cfg.run_dir / CHECKPOINT_FILES[0]
+        """The checkpoint ``path`` names (a run folder: its newest whole one; or any file of a checkpoint) and its
+        run's config with ``overrides`` (:func:`.expert_config.resume_expert_config`)."""
+        return resume_expert_config(path, overrides)
 
     @classmethod
     def newest_checkpoint(cls, run_dir: Path) -> Path | None:
-        """The run's checkpoint (one per run, rewritten at each generation)."""
-        return last_checkpoint(run_dir)
+        """The newest whole ``checkpoints/step_G.pt`` of the run in ``run_dir`` (a run keeps only its newest)."""
+        return newest_expert_checkpoint(run_dir)
 
     @classmethod
     def checkpoint_run(cls, checkpoint: Path) -> Path | None:
-        """The run folder a checkpoint file lies in."""
-        return Path(checkpoint).parent
+        """``<run>`` for ``<run>/checkpoints/step_G.pt``."""
+        return checkpoint_run_dir(checkpoint)
 
     @classmethod
     def from_config(cls, cfg: ExpertConfig, progress: bool = True) -> ExpertTrainer:
@@ -156,7 +162,7 @@ class ExpertTrainer:
         self.start = time.perf_counter()
         self.losses = {"policy_loss": float("nan"), "value_loss": float("nan")}
         if resume:
-            self._load()
+            self._load(resume)
         else:  # the policy first: a bad init_policy writes nothing
             init = cfg.init_policy
             if init == "shipped":
@@ -201,7 +207,7 @@ class ExpertTrainer:
                         self._generation(pool, bar, writer)
         except KeyboardInterrupt as e:
             bar.close()
-            raise TrainingInterrupted(last_checkpoint(self.dir), signal_number(e), saved=False) from None
+            raise TrainingInterrupted(newest_expert_checkpoint(self.dir), signal_number(e), saved=False) from None
         finally:
             if pool is not None:  # the workers ignore Ctrl-C; their games, if any, are lost anyway
                 pool.terminate()
@@ -324,24 +330,32 @@ class ExpertTrainer:
     # -- checkpoints -----------------------------------------------------------------------------
 
     def _save(self) -> None:
-        """Write the checkpoint (model, optimiser, buffer, counters): each file whole, all three written
-        under temporary names first and then renamed together, ``state.json`` last."""
+        """Write the checkpoint of this generation (model and optimiser ``.pt``, buffer ``.npz``, counters ``.json``):
+        each file whole, all three written under temporary names first and then renamed together, the ``.json``
+        last; then the previous checkpoint is deleted (:data:`.expert_config.EXPERT_CHECKPOINT`)."""
         state = {"generation": self.generation, "games": self.games, "wall_s": self.wall_s,
                  "rng": self.rng.bit_generator.state, "losses": self.losses}
-        names = [self.dir / "checkpoint.pt", self.dir / "buffer.npz", self.dir / "state.json"]
-        with atomic_paths(*names) as (checkpoint, buffer, state_json):
+
+        def write(temps: list[Path]) -> None:
+            checkpoint, buffer = temps
             torch.save({"model": self.model.state_dict(), "optimizer": self.optimizer.state_dict()}, checkpoint)
             self.buffer.save(buffer)
-            state_json.write_text(json.dumps(state))
 
-    def _load(self) -> None:
-        if not (self.dir / "state.json").exists():
-            raise FileNotFoundError(f"{self.dir}: no checkpoint to resume (state.json missing)")
-        state = json.loads((self.dir / "state.json").read_text())
-        saved = torch.load(self.dir / "checkpoint.pt", weights_only=True)
-        self.model.load_state_dict(saved["model"])
-        self.optimizer.load_state_dict(saved["optimizer"])
-        self.buffer.load(self.dir / "buffer.npz")
+        write_checkpoint(expert_checkpoint(self.dir, self.generation), EXPERT_CHECKPOINT, state, write)
+
+    def _load(self, resume: str | Path) -> None:
+        """Go on from the checkpoint ``resume`` names (a run folder: its newest whole one), checked whole first."""
+        checkpoint = resolve_checkpoint(resume, EXPERT_CHECKPOINT)
+        state = checked_state(checkpoint, EXPERT_CHECKPOINT)
+        model, buffer = EXPERT_CHECKPOINT.files(checkpoint)[:-1]
+        try:
+            saved = torch.load(model, weights_only=True)
+            self.model.load_state_dict(saved["model"])
+            self.optimizer.load_state_dict(saved["optimizer"])
+        except (RuntimeError, KeyError, ValueError) as e:  # whole, but not this config's network
+            raise CheckpointError(f"checkpoint {checkpoint} cannot be resumed with this config: "
+                                  f"{type(e).__name__}: {e}".splitlines()[0]) from e
+        self.buffer.load(buffer)
         self.generation, self.games = int(state["generation"]), int(state["games"])
         self.wall_before = float(state["wall_s"])
         self.rng.bit_generator.state = state["rng"]

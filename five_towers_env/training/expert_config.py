@@ -14,6 +14,19 @@ from typing import Any, ClassVar
 from five_towers_env.core.game import DEFAULT_GAME, get_game
 from five_towers_env.limits import MAX_GAMES
 from five_towers_env.numerics import MODES as NUMERICS_MODES
+from five_towers_env.training.checkpoint_files import (
+    CONFIG_FILE,
+    FOLDER,
+    STATE,
+    CheckpointError,
+    CheckpointKind,
+    checked_state,
+    checkpoint_path,
+    checkpoint_run_dir,
+    newest_whole,
+    resolve_checkpoint,
+    zip_problem,
+)
 from five_towers_env.training.config_base import (
     ConfigError,
     build_blamed,
@@ -226,42 +239,53 @@ def load_expert_config(path: str | Path, overrides: dict[str, Any] | None = None
     return build_expert_config(data, overrides, source=str(path))
 
 
-#: an expert-iteration checkpoint's files, written together (``state.json`` last); ``--resume`` takes any of
-#: them or the run folder
-CHECKPOINT_FILES = ("checkpoint.pt", "buffer.npz", "state.json")
+#: expert iteration's checkpoints (:mod:`.checkpoint_files`): ``<run>/checkpoints/step_G.pt`` (the model and
+#: optimiser), ``step_G.npz`` (the replay buffer) and ``step_G.json`` (the counters, written last), ``G`` the
+#: generations done; each part a whole zip. Only the newest is kept: the buffer is big.
+EXPERT_CHECKPOINT = CheckpointKind(
+    parts=(".pt", ".npz"), state_keys=("generation", "games", "wall_s", "rng", "losses"),
+    holds={".pt": "the model and optimiser", ".npz": "the replay buffer",
+           STATE: "the generation, games, time, minibatch generator and losses"},
+    command="expert", part_problem=zip_problem, keep=1)
+#: the checkpoint of a run of an earlier version, at the run folder's top
+_OLD_LAYOUT = ("checkpoint.pt", "buffer.npz", "state.json")
 
 
-def last_checkpoint(run_dir: Path) -> Path | None:
-    """The last checkpoint of the run in ``run_dir`` (``checkpoint.pt``, beside ``state.json``), if it has one."""
-    return run_dir / "checkpoint.pt" if (run_dir / "state.json").is_file() else None
+def expert_checkpoint(run_dir: Path, generation: int) -> Path:
+    """Where the checkpoint after ``generation`` generations is written: ``<run>/checkpoints/step_G.pt``."""
+    return checkpoint_path(run_dir, generation, EXPERT_CHECKPOINT)
 
 
-def resolve_run(path: str | Path) -> Path:
-    """The run folder ``--resume`` names: a folder as given, the folder of a checkpoint file (``checkpoint.pt``,
-    ``buffer.npz``, ``state.json``) or of its ``config.yaml``; ``FileNotFoundError`` where there is no
-    checkpoint to resume, :class:`~.config_base.ConfigError` for another file."""
-    path = Path(path)
-    run = path if path.is_dir() or not path.exists() else path.parent
-    if run.name in ("", ".", ".."):  # e.g. --resume . from inside the run folder
-        run = run.resolve()
-    if path.is_file() and path.name not in (*CHECKPOINT_FILES, "config.yaml"):
-        raise ConfigError(f"--resume {path}: not a run folder or its checkpoint (<run>/checkpoint.pt)")
-    if not (run / "state.json").is_file():
-        raise FileNotFoundError(f"--resume {path}: no checkpoint to resume ({run / 'state.json'} missing)")
-    return run
+def newest_expert_checkpoint(run_dir: Path) -> Path | None:
+    """The newest whole checkpoint of the run in ``run_dir`` (``checkpoints/step_G.pt``), if it has one."""
+    return newest_whole(run_dir, EXPERT_CHECKPOINT)
 
 
-def resume_expert_config(path: str | Path, overrides: dict[str, Any] | None = None) -> ExpertConfig:
-    """The config of the run in folder ``path`` (or holding the checkpoint file ``path``), with ``overrides``,
-    writing into that folder whatever folder its config recorded (a moved run continues where it is);
-    ``out_dir`` and ``name`` cannot be overridden on resume."""
-    run = resolve_run(path)
+def resume_expert_config(path: str | Path, overrides: dict[str, Any] | None = None) -> tuple[ExpertConfig, Path]:
+    """The checkpoint ``path`` names (a run folder: its newest whole one; or any file of a checkpoint, see
+    :func:`.checkpoint_files.resolve_checkpoint`), checked whole, and the config of its run (``config.yaml``
+    in the folder that holds ``checkpoints/``) with ``overrides``, writing into that folder whatever folder its
+    config recorded (a moved run continues where it is); ``out_dir`` and ``name`` cannot be overridden on
+    resume. :class:`~.checkpoint_files.CheckpointError` names the file at fault."""
+    try:
+        checkpoint = resolve_checkpoint(path, EXPERT_CHECKPOINT)
+    except CheckpointError:
+        if Path(path).is_dir() and all((Path(path) / name).is_file() for name in _OLD_LAYOUT):
+            raise CheckpointError(f"--resume {path}: its checkpoint is in an earlier version's layout "
+                                  f"({', '.join(_OLD_LAYOUT)}); move them to {FOLDER}/step_G.pt, .npz and .json "
+                                  "(G: the generation in state.json)") from None
+        raise
+    checked_state(checkpoint, EXPERT_CHECKPOINT)
+    run = checkpoint_run_dir(checkpoint)
+    if run is None:
+        raise CheckpointError(f"--resume {path}: checkpoint {checkpoint} is not in a run folder's {FOLDER}/ (its "
+                              f"config is the run folder's {CONFIG_FILE})")
     moved = sorted({"out_dir", "name"} & set(overrides or {}))
     if moved:
         raise ConfigError(f"--resume {path}: {' / '.join(moved)} cannot change on resume (the run goes on in "
                           f"{run})")
-    cfg = load_expert_config(run / "config.yaml", overrides)
-    return dataclasses.replace(cfg, out_dir=str(run.parent), name=run.name)
+    cfg = load_expert_config(run / CONFIG_FILE, overrides)
+    return dataclasses.replace(cfg, out_dir=str(run.parent), name=run.name), checkpoint
 
 
 def expert_config_to_dict(cfg: ExpertConfig) -> dict[str, Any]:
@@ -274,5 +298,5 @@ def expert_settings_table() -> str:
     return settings_table(ExpertConfig)
 
 
-__all__ = ["ExpertConfig", "expert_settings_table", "build_expert_config", "expert_config_to_dict",
-           "last_checkpoint", "load_expert_config", "resolve_run", "resume_expert_config"]
+__all__ = ["EXPERT_CHECKPOINT", "ExpertConfig", "expert_settings_table", "build_expert_config", "expert_checkpoint",
+           "expert_config_to_dict", "load_expert_config", "newest_expert_checkpoint", "resume_expert_config"]
