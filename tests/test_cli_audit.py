@@ -91,3 +91,30 @@ def test_the_record_checks_hold_for_json_numbers_python_cannot_read(tmp_path):
 
     with pytest.raises(RecordError, match="number"):
         loads_record(json.dumps({"seats": []})[:-1] + ', "x": ' + "9" * 5000 + "}")
+
+
+@pytest.mark.parametrize("kind_name, state", [
+    ("ppo", {"config": {}, "snapshots": [1], "eval_rows": []}),
+    ("ppo", {"config": {}, "snapshots": [], "eval_rows": 3}),
+    ("ppo", {"config": {}, "snapshots": [], "eval_rows": ["x"]}),
+    ("ppo", {"config": {}, "snapshots": [], "eval_rows": [], "timesteps": -1}),
+    ("ppo", "[" * 3000),
+    ("expert", {"generation": -1, "games": 0, "wall_s": 0, "rng": {}, "losses": {}}),
+    ("expert", {"generation": 10**30, "games": 0, "wall_s": 0, "rng": {}, "losses": {}}),
+    ("expert", {"generation": 1, "games": 0, "wall_s": 0, "rng": "x", "losses": {}}),
+    ("expert", {"generation": 1, "games": 0, "wall_s": 0,
+                "rng": {"bit_generator": "PCG64", "state": {}}, "losses": ["x"]}),
+])
+def test_damaged_checkpoint_states_are_refused_in_one_line(kind_name, state, tmp_path):
+    from five_towers_env.training.checkpoint_files import CheckpointError, read_state
+
+    if kind_name == "ppo":
+        from five_towers_env.training.checkpoints import PPO_CHECKPOINT as kind
+    else:
+        pytest.importorskip("torch")
+        from five_towers_env.training.expert_config import EXPERT_CHECKPOINT as kind
+    checkpoint = tmp_path / f"step_1{kind.suffix}"
+    kind.state_file(checkpoint).write_text(state if isinstance(state, str) else json.dumps(state))
+    with pytest.raises(CheckpointError) as exc:
+        read_state(checkpoint, kind, hint=False)
+    assert "\n" not in str(exc.value)

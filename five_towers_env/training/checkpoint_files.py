@@ -61,6 +61,7 @@ class CheckpointKind:
     command: str  # the ``five-towers`` subcommand that resumes it, for messages
     part_problem: PartProblem  # its "whole" check of each part
     keep: int | None = None  # how many checkpoints a run keeps (None: all)
+    state_problem: Callable[[dict[str, Any]], str | None] | None = None  # what is wrong with a state's values
 
     @property
     def suffix(self) -> str:
@@ -159,6 +160,9 @@ def read_state(checkpoint: Path, kind: CheckpointKind, hint: bool = True) -> dic
     companion = kind.state_file(checkpoint)
     try:
         state = json.loads(companion.read_text())
+    except RecursionError:
+        raise CheckpointError(f"{companion} (the companion of checkpoint {checkpoint}) nests too deeply to be a "
+                              "checkpoint's state") from None
     except (ValueError, OSError) as e:
         # no hint when looking for one: the hint itself reads every checkpoint's state
         raise CheckpointError(f"{companion} (the companion of checkpoint {checkpoint}) is not valid JSON "
@@ -167,6 +171,10 @@ def read_state(checkpoint: Path, kind: CheckpointKind, hint: bool = True) -> dic
     if missing:
         raise CheckpointError(f"{companion} (the companion of checkpoint {checkpoint}) is not a checkpoint's state: "
                               f"no {', '.join(missing)}")
+    problem = kind.state_problem(state) if kind.state_problem is not None else None
+    if problem:
+        raise CheckpointError(f"{companion} (the companion of checkpoint {checkpoint}) is not a checkpoint's state: "
+                              f"{problem}")
     return state
 
 

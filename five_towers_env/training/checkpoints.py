@@ -17,6 +17,7 @@ continues in the copy.
 """
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -58,11 +59,32 @@ def _sb3_problem(path: Path, hint: Callable[[], str]) -> str | None:
 
 
 #: self-play PPO's checkpoints: an SB3 save and its state; every one is kept
+#: the most timesteps a checkpoint may have counted (total_timesteps' limit)
+MAX_TIMESTEPS = 10**11
+
+
+def _ppo_state_problem(state: dict[str, Any]) -> str | None:
+    """What is wrong with the values of a PPO checkpoint's state (its keys are checked already)."""
+    if not isinstance(state["config"], dict):
+        return "config is not a mapping"
+    if not isinstance(state["snapshots"], list) or not all(isinstance(s, str) for s in state["snapshots"]):
+        return "snapshots is not a list of file names"
+    rows = state["eval_rows"]
+    if not isinstance(rows, list) or not all(
+            isinstance(row, dict) and all(isinstance(k, str) and isinstance(v, (int, float)) and math.isfinite(v)
+                                          for k, v in row.items()) for row in rows):
+        return "eval_rows is not a list of rows of finite numbers"
+    timesteps = state.get("timesteps", 0)
+    if not isinstance(timesteps, int) or not 0 <= timesteps <= MAX_TIMESTEPS:
+        return f"timesteps {timesteps!r} is not a count of timesteps"
+    return None
+
+
 PPO_CHECKPOINT = CheckpointKind(
     parts=(".zip",), state_keys=("config", "snapshots", "eval_rows"),
     holds={".zip": "the weights, optimiser and timestep count",
            files.STATE: "the config, seed, pool and evaluation log"},
-    command="train", part_problem=_sb3_problem, keep=None)
+    command="train", part_problem=_sb3_problem, keep=None, state_problem=_ppo_state_problem)
 
 
 # -- writing --------------------------------------------------------------------------------------

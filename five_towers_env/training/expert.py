@@ -355,10 +355,14 @@ class ExpertTrainer:
         except (RuntimeError, KeyError, ValueError) as e:  # whole, but not this config's network
             raise CheckpointError(f"checkpoint {checkpoint} cannot be resumed with this config: "
                                   f"{type(e).__name__}: {e}".splitlines()[0]) from e
-        self.buffer.load(buffer)
+        try:
+            self.buffer.load(buffer)
+            self.rng.bit_generator.state = state["rng"]
+        except (KeyError, TypeError, ValueError) as e:  # whole files, but not a buffer or a generator's state
+            raise CheckpointError(f"checkpoint {checkpoint} cannot be resumed: {type(e).__name__}: {e}"
+                                  .splitlines()[0]) from e
         self.generation, self.games = int(state["generation"]), int(state["games"])
         self.wall_before = float(state["wall_s"])
-        self.rng.bit_generator.state = state["rng"]
         self.losses = state["losses"]
 
 

@@ -242,11 +242,31 @@ def load_expert_config(path: str | Path, overrides: dict[str, Any] | None = None
 #: expert iteration's checkpoints (:mod:`.checkpoint_files`): ``<run>/checkpoints/step_G.pt`` (the model and
 #: optimiser), ``step_G.npz`` (the replay buffer) and ``step_G.json`` (the counters, written last), ``G`` the
 #: generations done; each part a whole zip. Only the newest is kept: the buffer is big.
+def _expert_state_problem(state: dict[str, Any]) -> str | None:
+    """What is wrong with the values of an expert-iteration checkpoint's state (its keys are checked already)."""
+    for key in ("generation", "games"):
+        if not isinstance(state[key], int) or not 0 <= state[key] <= LIMITS_OF_STATE[key]:
+            return f"{key} {state[key]!r} is not a count"
+    if not isinstance(state["wall_s"], (int, float)) or not 0 <= state["wall_s"] < 1e12:
+        return f"wall_s {state['wall_s']!r} is not a run's seconds"
+    rng = state["rng"]
+    if not isinstance(rng, dict) or rng.get("bit_generator") != "PCG64" or not isinstance(rng.get("state"), dict):
+        return "rng is not a PCG64 generator's state"
+    losses = state["losses"]
+    if not isinstance(losses, dict) or not all(isinstance(v, (int, float)) for v in losses.values()):
+        return "losses is not a mapping of numbers"
+    return None
+
+
+#: the largest counts a state may hold (the config's own limits on generations and games)
+LIMITS_OF_STATE = {"generation": 10**6, "games": 10**12}
+
+
 EXPERT_CHECKPOINT = CheckpointKind(
     parts=(".pt", ".npz"), state_keys=("generation", "games", "wall_s", "rng", "losses"),
     holds={".pt": "the model and optimiser", ".npz": "the replay buffer",
            STATE: "the generation, games, time, minibatch generator and losses"},
-    command="expert", part_problem=zip_problem, keep=1)
+    command="expert", part_problem=zip_problem, keep=1, state_problem=_expert_state_problem)
 #: the checkpoint of a run of an earlier version, at the run folder's top
 _OLD_LAYOUT = ("checkpoint.pt", "buffer.npz", "state.json")
 
