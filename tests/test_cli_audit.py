@@ -118,3 +118,73 @@ def test_damaged_checkpoint_states_are_refused_in_one_line(kind_name, state, tmp
     with pytest.raises(CheckpointError) as exc:
         read_state(checkpoint, kind, hint=False)
     assert "\n" not in str(exc.value)
+
+
+def _damaged_zip(tmp: Path, how: str) -> Path:
+    """A zip with SB3's entries, damaged ``how``: a bad CRC, an unknown compression method, nested data."""
+    import zipfile
+
+    path = tmp / f"{how}.zip"
+    data = '{"a": ' + "[" * 5000 + "]" * 5000 + "}" if how == "deep" else '{"policy_class": {}}'
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as z:
+        z.writestr("data", data)
+        z.writestr("policy.pth", b"\0" * 64)
+    raw = bytearray(path.read_bytes())
+    if how == "crc":
+        at = raw.index(b'{"policy_class"')
+        raw[at + 3] ^= 0xFF
+    elif how == "method":  # the entry's method in its local header and in the central directory: 99, unknown
+        for header in (b"PK\x03\x04", b"PK\x01\x02"):
+            at = raw.index(header)
+            offset = 8 if header == b"PK\x03\x04" else 10
+            raw[at + offset:at + offset + 2] = (99).to_bytes(2, "little")
+    path.write_bytes(bytes(raw))
+    return path
+
+
+@pytest.mark.parametrize("how", ["crc", "method", "deep"])
+@pytest.mark.parametrize("agent", ["sb3", "ppo"])
+def test_damaged_model_zips_are_one_line_and_exit_2(how, agent, tmp_path, capsys):
+    pytest.importorskip("sb3_contrib")
+    path = _damaged_zip(tmp_path, how)
+    one_line_exit_2(capsys, ["play", "--agents", f"{agent}:path={path}", "random"])
+
+
+USER_AGENTS = '''
+class BadInit:
+    def __init__(self, seed=None):
+        raise KeyError("fails as it is built")
+
+    def act(self, observation, info):
+        return 0
+
+
+class BadName:
+    def __init__(self, seed=None):
+        pass
+
+    @property
+    def name(self):
+        raise RuntimeError("fails when named")
+
+    def act(self, observation, info):
+        return 0
+
+
+class BadCheck:
+    def __init__(self, seed=None):
+        pass
+
+    def check_setup(self, num_players, variant):
+        raise RuntimeError("fails when it checks")
+
+    def act(self, observation, info):
+        return 0
+'''
+
+
+@pytest.mark.parametrize("name", ["BadInit", "BadName", "BadCheck"])
+def test_user_agents_whose_code_fails_are_one_line_and_exit_2(name, tmp_path, capsys):
+    (tmp_path / "mine.py").write_text(USER_AGENTS)
+    one_line_exit_2(capsys, ["evaluate", "--agents", f"py:path={tmp_path / 'mine.py'}:{name}", "random",
+                             "--games", "2", "--no-progress"])

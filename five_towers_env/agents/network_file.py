@@ -214,7 +214,7 @@ def _convert_checkpoint(path: Path) -> NetworkFile:
             names = z.namelist()
             if "data" not in names or "policy.pth" not in names:
                 raise ValueError(f"no 'data' and 'policy.pth' entries; it holds {names[:4]}")
-            data = sb3_zip.read_data(z.read("data").decode("utf-8", "replace"))
+        data = sb3_zip.read_data(sb3_zip.read_member(path, "data").decode("utf-8", "replace"))
     except (ValueError, OSError, zipfile.BadZipFile) as e:
         raise _not_a_checkpoint(path, e) from e
     cls = sb3_zip.policy_class(data, path, "ppo")

@@ -46,7 +46,7 @@ def _module_of_file(file: Path) -> Any:
         sys.modules[name] = module  # so that pickle and dataclasses find what it defines
         try:
             spec.loader.exec_module(module)
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:  # its code failed, or called sys.exit() as it loaded
             del sys.modules[name]
             raise ValueError(f"py: {file} does not import: {_one_line(exc)}") from None
         _FILES[key] = module
@@ -122,10 +122,16 @@ class PythonAgent:
                 built = target(seed=seed, **settings) if _takes_seed(target) else target(**settings)
             except TypeError as exc:
                 raise ValueError(f"py: {path} refused its settings: {_one_line(exc)}") from None
+            except (Exception, SystemExit) as exc:  # the user's code failed as it built the agent
+                raise ValueError(f"py: {path} failed to build an agent: {_one_line(exc)}") from None
             if not callable(getattr(built, "act", None)):
                 raise ValueError(f"py: {path} returned a {type(built).__name__}, which has no act(observation, info)")
             self.inner, self.policy = built, built.act
-        self.name = name or getattr(self.inner, "name", None) or path.replace(":", ".").rpartition(".")[2]
+        try:
+            own = getattr(self.inner, "name", None)
+        except Exception as exc:  # a name property of the user's that fails
+            raise ValueError(f"py: {path}: its name failed: {_one_line(exc)}") from None
+        self.name = name or (own if isinstance(own, str) else None) or path.replace(":", ".").rpartition(".")[2]
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
         """The wrapped agent's (or function's) action."""
@@ -135,7 +141,12 @@ class PythonAgent:
         """Pass the setup on to a wrapped agent that checks it."""
         check = getattr(self.inner, "check_setup", None)
         if callable(check):
-            check(num_players, variant)
+            try:
+                check(num_players, variant)
+            except ValueError:
+                raise
+            except Exception as exc:  # the user's check failed rather than refused the setup
+                raise ValueError(f"py: {self.name}: its check_setup failed: {_one_line(exc)}") from None
 
 
 __all__ = ["PythonAgent", "is_policy_function", "load_attribute"]

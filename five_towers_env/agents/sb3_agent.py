@@ -110,7 +110,9 @@ def load_model(path: str | Path, trust_pickles: bool = False) -> LoadedModel:
         if "data" not in names or "policy.pth" not in names:
             raise ValueError(f"sb3: {path} is a zip from another library, not a Stable-Baselines3 model "
                              f"(no 'data' and 'policy.pth' entries; it holds {_zip_kind(names)})")
-        text = z.read("data").decode("utf-8", "replace")
+    from five_towers_env.agents.sb3_zip import read_member
+
+    text = read_member(path, "data").decode("utf-8", "replace")
     try:
         from stable_baselines3.common.save_util import json_to_data  # imports torch
     except ImportError as e:
@@ -144,7 +146,7 @@ def _load_trusted(path: Path, text: str, json_to_data: Any) -> LoadedModel:
         data = json_to_data(json.dumps({k: saved[k] for k in ("policy_class", "action_space") if k in saved}))
     except ModuleNotFoundError as e:  # a policy class of a package not installed here (sb3_contrib, ...)
         raise ImportError(f"sb3: {path} needs the module {e.name!r} to load: {INSTALL_HINT}") from e
-    except (ValueError, TypeError, AttributeError) as e:  # json.JSONDecodeError is a ValueError
+    except (ValueError, TypeError, AttributeError, RecursionError) as e:  # json.JSONDecodeError is a ValueError
         raise ValueError(f"sb3: {path} is not a readable Stable-Baselines3 model ({_one_line(e)})") from e
     policy_class = data.get("policy_class")
     if not isinstance(policy_class, type):

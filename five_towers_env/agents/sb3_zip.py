@@ -28,6 +28,7 @@ import io
 import json
 import re
 import zipfile
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -68,10 +69,25 @@ def refusal(agent: str, path: Path, why: str) -> PickledModelError:
         f"if you trust the file, {agent}:path={path},{TRUST_SETTING}=true loads it with SB3's own load".split()))
 
 
+def read_member(path: Path, name: str) -> bytes:
+    """The entry ``name`` of the zip ``path``, read whole; ``ValueError`` for a zip that cannot be read (a bad
+    CRC, a broken or unknown compression, an encrypted entry, a cut-off file) or that lacks it."""
+    try:
+        with zipfile.ZipFile(path) as z:
+            return z.read(name)
+    except KeyError:
+        raise ValueError(f"{path} has no {name!r} entry") from None
+    except (zipfile.BadZipFile, zlib.error, NotImplementedError, RuntimeError, EOFError, OSError) as e:
+        raise ValueError(f"{path}: its {name!r} entry cannot be read ({one_line(e)})") from None
+
+
 def read_data(text: str) -> dict[str, Any]:
     """The settings of a model's ``data`` entry: plain JSON values as saved, a serialised entry as its readable
     attributes alone (a dict with ``":type:"``; its pickle is dropped unread). ``ValueError`` if not JSON."""
-    saved = json.loads(text)
+    try:
+        saved = json.loads(text)
+    except RecursionError:
+        raise ValueError("its data entry nests too deeply to be a model's settings") from None
     if not isinstance(saved, dict):
         raise ValueError("its data entry is not a JSON object")
     return {key: ({k: v for k, v in value.items() if k != SERIALIZED}
@@ -216,8 +232,7 @@ def build_policy(path: Path, cls: type, observation: spaces.Space, action: space
         policy = cls(observation, action, lambda _: 0.0, **kwargs)
     except Exception as e:  # settings the class refuses: whatever it raises
         raise refusal(agent, path, f"its policy settings did not build a {cls.__name__}: {one_line(e)}") from None
-    with zipfile.ZipFile(path) as z:
-        raw = z.read("policy.pth")
+    raw = read_member(path, "policy.pth")
     try:
         state = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as e:
