@@ -18,6 +18,10 @@ range of the per-round ratios. The rows:
   picking uniformly from ``info["action_mask"]``; ``gym vector <setup>``: ``gymnasium.make_vec`` of the same
   id (256 games, native ``random`` opponents): learner steps/s.
 - ``memory 4096``: the resident memory a ``VectorGameEnv`` of 4,096 5 Towers games adds (MB).
+- ``agent <name> <setup> python`` / ``native``: the rule-based opponents' decisions/s (``greedy``, ``heuristic``),
+  the agent's ``act`` on the seat's public view at positions of seeded games with a choice, on each backend (the
+  native one decides in C++, the view converted); ``native, batched``: the compiled agent on the native games
+  themselves, all the positions in one call (``greedy_actions`` / ``heuristic_actions``, the GIL released).
 
     python benchmarks/native_speed.py --seconds 2 --rounds 3 --json results/native_speed/native_speed.json
 """
@@ -205,6 +209,59 @@ def memory(seconds: float, warmup: float) -> dict:
     return {"steps": 4096, "seconds": 0.0, "rate": after - before, "rss_mb": after}
 
 
+AGENTS = ("greedy", "heuristic")
+AGENT_SETUP = "Campanile 2p"
+AGENT_POSITIONS = 400
+
+
+def _agent_positions(game: str, n: int, variant: str) -> list:
+    """The states at the first positions with a choice of seeded games with random moves."""
+    from five_towers_env.core.game import get_game
+
+    spec = get_game(game)
+    rng = np.random.default_rng(0)
+    out = []
+    for seed in range(10**6):
+        state = spec.new_state(n, variant, seed=seed)
+        while not state.is_terminal() and len(out) < AGENT_POSITIONS:
+            legal = state.legal_actions()
+            if len(legal) > 1:
+                out.append(state.clone())
+            state.apply_action(legal[int(rng.integers(len(legal)))])
+        if len(out) >= AGENT_POSITIONS:
+            return out
+    return out
+
+
+def agent(game: str, n: int, variant: str, name: str, backend: str, seconds: float, warmup: float) -> dict:
+    os.environ["FIVE_TOWERS_ENGINE"] = backend
+    from five_towers_env.core.game import get_game, load
+
+    spec = get_game(game)
+    player = load(spec.agents[name])(seed=0)
+    infos = [spec.agent_info(s, s.current_player) for s in _agent_positions(game, n, variant)]
+
+    def decisions() -> int:
+        for info in infos:
+            player.act(None, info)
+        return len(infos)
+
+    return _timed(decisions, seconds, warmup)
+
+
+def agent_batched(game: str, n: int, variant: str, name: str, seconds: float, warmup: float) -> dict:
+    os.environ["FIVE_TOWERS_ENGINE"] = "native"
+    from five_towers_env.core.game import get_game, load
+    from five_towers_env.core.native import words_of_generator
+
+    module = load(get_game(game).native_engine.partition(":")[0] + ":core_module")
+    cores = [s.core for s in _agent_positions(game, n, variant)]
+    words = [words_of_generator(np.random.default_rng(i)) for i in range(len(cores))]
+    if name == "greedy":
+        return _timed(lambda: len(module.greedy_actions(cores, words)[0]), seconds, warmup)
+    return _timed(lambda: len(module.heuristic_actions(cores)), seconds, warmup)
+
+
 def rows() -> dict[str, Callable[[float, float], dict]]:
     out: dict[str, Callable[[float, float], dict]] = {}
     for label, (game, n, variant) in SETUPS.items():
@@ -222,6 +279,13 @@ def rows() -> dict[str, Callable[[float, float], dict]]:
         out[f"gym vector {label}"] = lambda s, w, g=game, n=n, v=variant: gym_vector(g, n, v, s, w)
     out["connect_four_v3"] = connect_four
     out["memory 4096"] = memory
+    game, n, variant = SETUPS[AGENT_SETUP]
+    for name in AGENTS:
+        for backend in ("python", "native"):
+            out[f"agent {name} {AGENT_SETUP} {backend}"] = (
+                lambda s, w, g=game, n=n, v=variant, a=name, b=backend: agent(g, n, v, a, b, s, w))
+        out[f"agent {name} {AGENT_SETUP} native, batched"] = (
+            lambda s, w, g=game, n=n, v=variant, a=name: agent_batched(g, n, v, a, s, w))
     return out
 
 
@@ -233,6 +297,8 @@ RATIOS = {
     **{f"pettingzoo {label} native": "connect_four_v3" for label in ("5T 2p base", "Campanile 2p")},
     **{f"pettingzoo {label} python": "connect_four_v3" for label in ("5T 2p base", "Campanile 2p")},
     **{f"gym vector {label}": f"gym {label} python" for label in ("5T 2p base", "Campanile 2p")},
+    **{f"agent {name} {AGENT_SETUP} {kind}": f"agent {name} {AGENT_SETUP} python"
+       for name in AGENTS for kind in ("native", "native, batched")},
 }
 
 

@@ -82,8 +82,8 @@ def main(argv: list[str] | None = None) -> dict:
     import ray
     import torch
 
+    from five_towers_env.agents.rllib_agent import write_checkpoint_game
     from five_towers_env.integrations.rllib import evaluate_module, learner_module, selfplay_ppo_config, train_selfplay
-    from five_towers_env.integrations.rllib_agent import write_checkpoint_game
 
     if args.torch_threads is not None:
         torch.set_num_threads(args.torch_threads)

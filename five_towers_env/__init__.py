@@ -17,7 +17,7 @@ import importlib
 from typing import Any
 
 from five_towers_env import registration
-from five_towers_env.core.game import BUILTIN_GAMES, DEFAULT_GAME
+from five_towers_env.core.builtin_games import BUILTIN_GAMES, DEFAULT_GAME
 
 __version__ = "1.0.0"
 #: the PettingZoo id of the default game (each game's package has its own ``ENV_ID``)

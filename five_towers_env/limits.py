@@ -98,7 +98,8 @@ def play_agents(specs: Sequence[Any], index: int, num_players: int, seed: int, p
     job = job_at(list(range(len(specs))), index, num_players, seed, paired)
     labels = [specs[a].label for a in job.lineup]
     agents = [specs[a].build(job.agent_seeds[s]) for s, a in enumerate(job.lineup)]
-    return job, labels, [agent if specs[a].name == "human" else GuardedAgent(agent, labels[s], s, index)
+    # a person's decisions are not guarded: they take their time, and a typo is asked again
+    return job, labels, [agent if getattr(agent, "interactive", False) else GuardedAgent(agent, labels[s], s, index)
                          for s, (a, agent) in enumerate(zip(job.lineup, agents))]
 
 

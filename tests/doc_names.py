@@ -772,7 +772,7 @@ def check_agent_lists(doc: Doc) -> list[str]:
     - a line on ``net``'s or ``guided``'s network "shipped for" a setup names the setups
       ``GameSpec.shipped_networks`` has (``2p-base``), not a player count alone.
     """
-    from five_towers_env.agents.registry import agent_settings
+    from five_towers_env.agents.registry import agent_settings, agents_of
 
     problems = []
     for m in re.finditer(r"agent\s+names\s+are\s+(?:then\s+)?(\w[\w ]*?)'s\s+\(([^()]*)\)", doc.prose):
@@ -782,7 +782,7 @@ def check_agent_lists(doc: Doc) -> list[str]:
         if game is None:
             problems.append(_where(doc, line, f"agent names of {title!r}: no such game"))
             continue
-        listed, registry = set(_names_in(m.group(2))) - {"path"}, set(games()[game].agents)
+        listed, registry = set(_names_in(m.group(2))) - {"path"}, set(agents_of(games()[game]))
         if listed != registry:
             problems.append(_where(doc, line, f"{title}'s agents: the docs' list "
                                    + _difference(listed, registry, f"{title}'s agents")))
@@ -806,7 +806,7 @@ def check_agent_lists(doc: Doc) -> list[str]:
         else:
             in_table = False
     if rows:
-        registry = {a for g in about for a in games()[g].agents}
+        registry = {a for g in about for a in agents_of(games()[g])}
         if set(rows) != registry:
             problems.append(_where(doc, min(rows.values()), f"the agent tables of {title}'s agents "
                                    + _difference(set(rows), registry, f"{title}'s agents")))
@@ -814,7 +814,7 @@ def check_agent_lists(doc: Doc) -> list[str]:
         line = doc.line_of(m.start())
         for g in _games_named(doc.line(line)) or about:
             spec = games()[g]
-            if m.group(1) in spec.agents and "path" in agent_settings(m.group(1), game=g) \
+            if m.group(1) in agents_of(spec) and "path" in agent_settings(m.group(1), game=g) \
                     and _has_default(m.group(1), g, "path"):
                 problems.append(_where(doc, line, f"says `{m.group(1)}` needs path=, but {spec.title}'s "
                                                   f"{m.group(1)} plays without"))

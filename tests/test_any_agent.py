@@ -150,9 +150,10 @@ def test_the_cli_takes_its_defaults_from_the_library():
 
 
 def test_registry_lists_the_user_agents_for_every_game():
+    from five_towers_env.agents.registry import agents_of
     from five_towers_env.core.game import GAMES
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         for game in GAMES.values():
-            assert {"py", "sb3", "rllib"} <= set(game.agents)
+            assert {"py", "sb3", "rllib"} <= set(agents_of(game))

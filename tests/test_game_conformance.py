@@ -29,6 +29,7 @@ import pettingzoo
 import pytest
 from pettingzoo.test import api_test, seed_test
 
+from five_towers_env.agents.registry import POLICY_AND_USER_AGENTS, agents_of, pool_opponents
 from five_towers_env.core import game as registry
 from five_towers_env.core.agent import RandomAgent
 from five_towers_env.core.env import GameEnv
@@ -120,7 +121,7 @@ def test_the_spec_matches_the_environment(spec: GameSpec) -> None:
             spec.check(n, variant)
         with pytest.raises(ValueError):
             spec.make_raw_env(num_players=n, variant=variant)
-    assert {"random", "ppo", "human"} <= set(spec.agents)
+    assert {"random", "ppo", "human"} <= set(agents_of(spec))
 
 
 def test_the_facts_are_the_specs(spec: GameSpec) -> None:
@@ -146,10 +147,21 @@ def test_the_facts_are_the_specs(spec: GameSpec) -> None:
 
 def test_agents_attach_by_capability(spec: GameSpec) -> None:
     """Every game has the flat search; a game with observe the network agents; one with chance an OpenSpiel bot."""
-    assert {"random", "mcts", "ppo", "human"} <= set(spec.agents)
-    assert ({"net", "guided"} <= set(spec.agents)) == bool(spec.observe)
+    agents = list(agents_of(spec))
+    assert {"random", "mcts", "ppo", "human"} <= set(agents)
+    assert ({"net", "guided"} <= set(agents)) == bool(spec.observe)
     bot = "openspiel-mcts" if spec.perfect_information else "openspiel-ismcts"
-    assert (bot in spec.agents) == bool(spec.chance)
+    assert (bot in agents) == bool(spec.chance)
+    # random first, then the game's own (its spec holds only those), the capability agents, the policy and users'
+    own = [name for name in spec.agents if name not in ("random", *POLICY_AND_USER_AGENTS)]
+    assert agents[0] == "random" and agents[1:1 + len(own)] == own
+    assert agents[-len(POLICY_AND_USER_AGENTS):] == list(POLICY_AND_USER_AGENTS)
+    assert all(agents_of(spec)[name] == target for name, target in spec.agents.items() if name in own)
+    # the rule-based opponents a trainer may pool: random and the game's own, never a network, a person or a model
+    pooled = pool_opponents(spec)
+    assert pooled[0] == "random" and set(own) <= set(pooled)
+    assert not set(pooled) & {"ppo", "net", "guided", "human", "py", "sb3", "rllib", bot}
+    assert set(spec.opponents) <= set(pooled) and spec.teacher in pooled
 
 
 # -- PettingZoo -------------------------------------------------------------------------------
@@ -262,7 +274,7 @@ def test_a_record_replays_to_the_same_end(spec: GameSpec, tmp_path: Path) -> Non
 
 
 def test_evaluate_and_round_robin(spec: GameSpec) -> None:
-    own = [name for name in spec.agents if name not in ("random", "ppo", "human")][:1]
+    own = [name for name in agents_of(spec) if name not in ("random", "ppo", "human")][:1]
     agents = ["random", *own] if own else ["random", "random"]
     n = spec.min_players
     result = evaluate(agents, num_games=2, num_players=n, seed=0, progress=False, game=spec.name)

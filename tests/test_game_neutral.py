@@ -3,8 +3,13 @@
 * Every module of the package outside ``games/<name>/`` is read with ``ast``: none imports a game's
   package (``import``, ``from ... import``, or a ``"five_towers_env.games.<name>..."`` module or entry-point
   string), and no string equal to a game's name appears outside docstrings (a comparison, a dict key, a
-  default). The one exception is the table of the built-in games in ``core/game.py`` (``BUILTIN_GAMES``,
-  ``DEFAULT_GAME``): the package's own games must be found by name before any of them is imported.
+  default). The one exception is the table of the built-in games in ``core/builtin_games.py``
+  (``BUILTIN_GAMES``, ``DEFAULT_GAME``): the package's own games must be found by name before any of them is
+  imported.
+* Nor does it name an agent a built-in game has as its own (``greedy``, ``heuristic``: every name in the
+  built-in games' own tables that is not a game-neutral registry name) in a string outside docstrings, and no
+  module outside ``agents/`` compares an agent's name to decide what to do (``==``, ``!=``, ``in``,
+  ``not in`` against a registry name or a collection of them): what an agent is, its class says.
 * No game's folder imports another game's package.
 * What a game declares for game-neutral code (its other observations, its network layouts, the ids
   in the built-in table) fits it, and a setting its ``raw_env`` does not take is refused by the game.
@@ -27,13 +32,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from five_towers_env.agents import registry as agent_registry
+from five_towers_env.core.builtin_games import BUILTIN_GAMES
+from five_towers_env.core.game import get_game
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "five_towers_env"
 GAMES_DIR = PACKAGE / "games"
 #: every game folder of the package (a package: has an __init__.py)
 GAME_NAMES = sorted(p.name for p in GAMES_DIR.iterdir() if (p / "__init__.py").is_file())
 #: the only statements outside a game's folder allowed to name games: (file, assigned name)
-ALLOWED = {("core/game.py", "BUILTIN_GAMES"), ("core/game.py", "DEFAULT_GAME")}
+ALLOWED = {("core/builtin_games.py", "BUILTIN_GAMES"), ("core/builtin_games.py", "DEFAULT_GAME")}
 GAME_MODULE = re.compile(r"^five_towers_env\.games\.({})(\.|:|$)".format("|".join(map(re.escape, GAME_NAMES))))
 
 
@@ -84,7 +93,7 @@ def _problems(path: Path, rel: str | None = None) -> list[str]:
 def test_the_scan_sees_every_game_and_would_catch_each_kind_of_naming(tmp_path):
     assert {"five_towers", "campanile"} <= set(GAME_NAMES)
     files = _neutral_files()
-    assert PACKAGE / "core" / "game.py" in files and PACKAGE / "games" / "__init__.py" in files
+    assert PACKAGE / "core" / "builtin_games.py" in files and PACKAGE / "games" / "__init__.py" in files
     assert not any(p.is_relative_to(GAMES_DIR / "campanile") for p in files)
     bad = tmp_path / "bad.py"
     bad.write_text(textwrap.dedent('''
@@ -97,12 +106,112 @@ def test_the_scan_sees_every_game_and_would_catch_each_kind_of_naming(tmp_path):
             return spec.name == "campanile" or load("five_towers_env.games.campanile.aec:raw_env")
     '''))
     assert len(_problems(bad, "bad.py")) == 7, _problems(bad, "bad.py")
-    assert _problems(bad, "core/game.py")  # the allowance is for two named tables, not the file
+    assert _problems(bad, "core/builtin_games.py")  # the allowance is for two named tables, not the file
 
 
 def test_game_neutral_code_names_no_game():
     problems = [p for path in _neutral_files() for p in _problems(path)]
     assert not problems, "game-neutral modules name a game:\n" + "\n".join(problems)
+
+
+#: the names of the game-neutral agents (the agent registry's tables)
+NEUTRAL_AGENTS = frozenset().union(*(getattr(agent_registry, table) for table in (
+    "RANDOM_AGENT", "SEARCH_AGENT", "NETWORK_AGENTS", "OPENSPIEL_AGENTS", "POLICY_AND_USER_AGENTS")))
+#: the names the built-in games give agents of their own, besides the game-neutral ones
+GAME_AGENTS = frozenset(name for game in BUILTIN_GAMES for name in get_game(game).agents) - NEUTRAL_AGENTS
+#: every name of the built-in games' agents
+AGENT_NAMES = NEUTRAL_AGENTS | GAME_AGENTS
+AGENTS_DIR = PACKAGE / "agents"
+
+
+def _is_mode(node: ast.AST) -> bool:
+    """A name or attribute ending in ``mode``: ``render_mode == "human"`` compares a render mode, not an agent."""
+    name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+    return name.endswith("mode")
+
+
+def _strings(node: ast.AST) -> set[str]:
+    return {e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)} \
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)) else set()
+
+
+def _module_collections(tree: ast.Module) -> dict[str, set[str]]:
+    """The module's constant collections of strings by name (``NAMES = ("a", "b")``, also in
+    ``frozenset(...)``, ``set(...)`` or ``tuple(...)``)."""
+    out: dict[str, set[str]] = {}
+    for node in tree.body:
+        value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and \
+                value.func.id in ("frozenset", "set", "tuple") and len(value.args) == 1:
+            value = value.args[0]
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, ast.AnnAssign) else []
+        if value is not None and _strings(value):
+            out.update({t.id: _strings(value) for t in targets if isinstance(t, ast.Name)})
+    return out
+
+
+def _agent_names_compared(node: ast.Compare, collections: dict[str, set[str]]) -> set[str]:
+    """The agent names ``node`` compares with ``==``, ``!=``, ``in`` or ``not in``: a string that is one, or a
+    collection (written there or a module constant) whose strings all are."""
+    if not all(isinstance(op, (ast.Eq, ast.NotEq, ast.In, ast.NotIn)) for op in node.ops):
+        return set()
+    sides = [node.left, *node.comparators]
+    if any(_is_mode(side) for side in sides):
+        return set()
+    found: set[str] = set()
+    for side in sides:
+        if isinstance(side, ast.Constant) and side.value in AGENT_NAMES:
+            found.add(side.value)
+        strings = collections.get(side.id, set()) if isinstance(side, ast.Name) else _strings(side)
+        if strings and strings <= AGENT_NAMES:
+            found |= strings
+    return found
+
+
+def _agent_problems(path: Path, rel: str | None = None) -> list[str]:
+    """What in the module at ``path`` names a built-in game's own agent (outside ``games/<name>/``) or compares
+    agent names (outside ``agents/``)."""
+    rel = path.relative_to(PACKAGE).as_posix() if rel is None else rel
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    skip = _docstrings(tree)
+    in_a_game = rel.startswith("games/") and rel.count("/") > 1
+    collections = _module_collections(tree)
+    found = []
+    for node in ast.walk(tree):
+        where = f"{rel}:{getattr(node, 'lineno', '?')}"
+        if not in_a_game and isinstance(node, ast.Constant) and node.value in GAME_AGENTS and id(node) not in skip:
+            found.append(f"{where}: names the game's own agent {node.value!r}")
+        if not rel.startswith("agents/") and isinstance(node, ast.Compare):
+            names = _agent_names_compared(node, collections)
+            if names:
+                found.append(f"{where}: compares agent names {sorted(names)}: {ast.unparse(node)}")
+    return found
+
+
+def test_the_agent_scan_knows_the_names_and_catches_each_kind(tmp_path):
+    assert {"greedy", "heuristic"} <= GAME_AGENTS and not GAME_AGENTS & {"random", "mcts", "ppo", "human"}
+    bad = tmp_path / "bad.py"
+    bad.write_text(textwrap.dedent('''
+        """Docstrings and prose may say greedy, and a greedy agent."""
+        BASELINES = ("greedy", "heuristic")  # 1
+        NOT_POOLED = frozenset({"human", "ppo"})
+        MODES = ("human", "ansi")
+        def f(name, spec, render_mode, init):
+            a = name == "human"  # 2
+            b = spec.name in ("net", "guided")  # 3
+            c = name not in NOT_POOLED  # 4
+            d = render_mode == "human" or render_mode in MODES or init == "zeros" or name in ("random", "zeros")
+            return make(name or "heuristic")  # 5
+    '''))
+    assert len(_agent_problems(bad, "training/bad.py")) == 6, _agent_problems(bad, "training/bad.py")  # 2 on line 1
+    assert len(_agent_problems(bad, "games/x/bad.py")) == 3  # a game names its own agents, but compares no names
+    assert len(_agent_problems(bad, "agents/bad.py")) == 3  # the agent registry compares names, but names no game's
+
+
+def test_game_neutral_code_names_no_games_agent_and_compares_no_agent_names():
+    problems = [p for path in sorted(PACKAGE.rglob("*.py")) for p in _agent_problems(path)]
+    assert not problems, "agents named or compared by name:\n" + "\n".join(problems)
 
 
 @pytest.mark.parametrize("game", GAME_NAMES)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from five_towers_env.agents.registry import agents_of
 from five_towers_env.core.game import BUILTIN_GAMES, get_game
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,7 +56,7 @@ def test_page_covers_the_game(pages, name):
         assert section in text
     assert f"`Discrete({spec.num_actions})`" in text and f"**{spec.observation_size}**" in text
     assert spec.pettingzoo_id in text and "the first version" in text
-    for agent in spec.agents:
+    for agent in agents_of(spec):
         assert f"| `{agent}` |" in text
     # the action table's rows cover every id once, in order
     ids = []

@@ -73,12 +73,13 @@ def recorded(players: int = 3, variant: str = "pile", seed: int = 4) -> dict:
 # -- registry ---------------------------------------------------------------------------------
 
 def test_registry_is_per_game_and_five_towers_stays_the_default():
-    assert agents_of() is GAMES["five_towers"].agents and "ppo" in agents_of()
+    assert agents_of() == agents_of(GAMES["five_towers"]) and "ppo" in agents_of()
+    assert "greedy" in GAMES["five_towers"].agents and "ppo" not in GAMES["five_towers"].agents  # its own only
     assert agent_class("greedy") is agent_class("greedy", game="five_towers")
     assert agent_class("random", game="campanile") is agent_class("random")
     with pytest.raises(AgentSettingError) as err:
         make_agent("alphazero", game="campanile")
-    assert str(err.value) == f"unknown agent 'alphazero' for Campanile; known: {', '.join(GAMES['campanile'].agents)}"
+    assert str(err.value) == f"unknown agent 'alphazero' for Campanile; known: {', '.join(agents_of('campanile'))}"
     with pytest.raises(AgentSettingError, match=r"^unknown agent 'alphazero'; known: random, greedy"):
         make_agent("alphazero")
     # the human seat learns its game from the registry

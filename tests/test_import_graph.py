@@ -6,6 +6,7 @@ import a name it defines."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "five_towers_env"
@@ -103,6 +104,32 @@ def test_the_circle_finder_finds_a_circle():
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert circles(graph) == [["a", "b", "c"]]
     assert circles({"a": {"b"}, "b": set()}) == []
+
+
+#: the package's lowest layer, which imports nothing of the package above it and names no module above it in a
+#: ``"module:attribute"`` string (what a game or an agent table would load): it can be read and tested alone
+CORE = "five_towers_env.core"
+
+
+TARGET = re.compile(r"^five_towers_env(\.\w+)+:\w+(\.\w+)*$")  # "module:attribute"
+
+
+def _in_core(module: str) -> bool:
+    return module == CORE or module.startswith(CORE + ".")
+
+
+def test_the_core_imports_and_names_nothing_above_it():
+    graph = import_graph()
+    upward = [f"{m} imports {d}" for m in sorted(graph) if _in_core(m) for d in sorted(graph[m]) if not _in_core(d)]
+    assert not upward, "the core imports modules above it:\n" + "\n".join(upward)
+    named = []
+    for path in sorted((PACKAGE / "core").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and TARGET.match(node.value):
+                module = node.value.partition(":")[0]
+                if module in graph and not _in_core(module):
+                    named.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: {node.value!r}")
+    assert not named, "the core names modules above it:\n" + "\n".join(named)
 
 
 #: the layers of ``five_towers_env.evaluation``, bottom to top: a module imports modules of its own layer or

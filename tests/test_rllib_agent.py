@@ -1,4 +1,4 @@
-"""RLlibCheckpointAgent (``five_towers_env/integrations/rllib_agent.py``): a checkpoint written by
+"""RLlibCheckpointAgent (``five_towers_env/agents/rllib_agent.py``): a checkpoint written by
 ``examples/rllib_selfplay.py`` plays through ``evaluate``, as the module plays in training, and is refused,
 with a one-line message, in another game or when the folder is not such a checkpoint.
 
@@ -18,11 +18,11 @@ import pytest
 pytest.importorskip("ray.rllib", reason="needs the rllib extra: pip install -e '.[rllib]' (or run bash .ci/rllib.sh)")
 torch = pytest.importorskip("torch")
 
+from five_towers_env.agents import rllib_agent  # noqa: E402
+from five_towers_env.agents.rllib_agent import GAME_RECORD, RLlibCheckpointAgent, checkpoint_game  # noqa: E402
 from five_towers_env.core.game import get_game  # noqa: E402
 from five_towers_env.evaluation.guard import AgentError  # noqa: E402
 from five_towers_env.evaluation.match import evaluate  # noqa: E402
-from five_towers_env.integrations import rllib_agent  # noqa: E402
-from five_towers_env.integrations.rllib_agent import GAME_RECORD, RLlibCheckpointAgent, checkpoint_game  # noqa: E402
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "rllib_selfplay.py"
 

@@ -308,7 +308,7 @@ class _Fixed:
 
 
 def test_phase_mix_routes_each_phase_to_its_agent():
-    from five_towers_env.analysis.diagnosis import BUILDER_PHASES, PhaseMixAgent, mix_label
+    from five_towers_env.games.five_towers.diagnosis import BUILDER_PHASES, PhaseMixAgent, mix_label
 
     mix = PhaseMixAgent(_Fixed(1), _Fixed(2), {"bid"})
     assert mix.act({}, {"phase": "bid"}) == 1
@@ -319,7 +319,7 @@ def test_phase_mix_routes_each_phase_to_its_agent():
 
 def test_phase_ablation_of_the_shipped_policy():
     from five_towers_env.agents.registry import make_agent
-    from five_towers_env.analysis.diagnosis import phase_ablation, play_mix
+    from five_towers_env.games.five_towers.diagnosis import phase_ablation, play_mix
 
     rows = phase_ablation(games=4, seed=3)
     assert [r["policy decides"] for r in rows] == ["teacher only", "bid", "take", "teardown/build/recover",

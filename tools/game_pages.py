@@ -3,7 +3,8 @@
 One page per game, ``docs/games/<name>.md``: the facts table (from the game's ``GameSpec`` and its
 environment's spaces), the environment's arguments (``raw_env``'s signature and docstring), the action
 table (the game's action codec), the observation table (the game's ``layout_table()``), the rewards
-(``raw_env``'s docstring), the agents (``GameSpec.agents``, one line each from the classes' docstrings),
+(``raw_env``'s docstring), the agents (``agents_of(game)`` of the agent registry, one line each from the
+classes' docstrings),
 links to the rules pages (the ``docs/*.md`` files the game's package docstring names) and the version
 history. Nothing on a page is typed by hand, so a change to the code changes the page:
 ``tests/test_game_pages.py`` fails until the pages are written again.
@@ -221,7 +222,9 @@ def action_rows(spec: GameSpec) -> list[str]:
 
 def agent_rows(spec: GameSpec) -> list[str]:
     rows = ["| name | class | what it plays |", "|---|---|---|"]
-    for name, target in spec.agents.items():
+    from five_towers_env.agents.registry import agents_of
+
+    for name, target in agents_of(spec).items():
         cls = load(target)
         line = summary(cls).replace("the module docstring", f"`{cls.__module__}`'s docstring")
         rows.append(f"| `{name}` | `{cls.__module__}.{cls.__qualname__}` | {cell(line)} |")
@@ -295,7 +298,7 @@ def game_page(name: str) -> str:
               + " (`five_towers_env.core.env.wrap_env`).", "",
               "## Built-in agents", "",
               f"The agents every tool seats by name in this game (`make_agent(name, game=\"{spec.name}\")`, "
-              f"`--agents`), from `get_game(\"{spec.name}\").agents`:", "",
+              f"`--agents`), from `agents_of(\"{spec.name}\")` (`five_towers_env.agents.registry`):", "",
               *agent_rows(spec), "",
               "## Rules", "",
               *rules_links(spec), "",

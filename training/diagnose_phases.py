@@ -5,13 +5,13 @@
 
 Plays the policy in some phases and the teacher (default: the game's, ``heuristic``) in the others,
 against the opponent (default: the teacher), over the same seeded games for every mix; see
-:mod:`five_towers_env.analysis.diagnosis`.
+:mod:`five_towers_env.games.five_towers.diagnosis`.
 """
 import argparse
 import sys
 
-from five_towers_env.analysis.diagnosis import GAME, phase_ablation
-from five_towers_env.core.game import get_game
+from five_towers_env.games.five_towers import SPEC
+from five_towers_env.games.five_towers.diagnosis import phase_ablation
 
 
 def main(argv=None) -> int:
@@ -25,7 +25,7 @@ def main(argv=None) -> int:
     parser.add_argument("--variant", default="base")
     args = parser.parse_args(argv)
     rows = phase_ablation(args.policy, args.teacher, args.opponent, args.games, args.seed, args.players, args.variant)
-    teacher = args.teacher or get_game(GAME).teacher
+    teacher = args.teacher or SPEC.teacher
     print(f"| policy decides (teacher: {teacher}) | win rate vs {args.opponent or teacher} | games |")
     print("|---|---:|---:|")
     for r in rows:

@@ -18,16 +18,18 @@ is hidden from the view with the agent's own generator.
 from __future__ import annotations
 
 import inspect
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from five_towers_env.agents.policy import PolicyAgent
-from five_towers_env.core.blas import blas_threads
+from five_towers_env.core.agent import AgentBase, path_setting_files
 from five_towers_env.core.game import GameSpec, get_game
 from five_towers_env.core.guided_search import PUCT, GuidedResult, guided_search
 from five_towers_env.core.search import ActionPrior
+from five_towers_env.numerics import blas_threads
 
 
 def shipped_network(game: str | None) -> Path:
@@ -38,6 +40,15 @@ def shipped_network(game: str | None) -> Path:
         raise ValueError(f"{spec.title} ships no policy-value network (expert iteration); give path=... "
                          "(a network trained by five-towers expert, runs/<name>/network.npz)")
     return path
+
+
+def network_files(settings: Mapping[str, Any], game: GameSpec, num_players: int, variant: str) -> list[Path] | None:
+    """The policy-value network file ``net`` or ``guided`` with ``settings`` plays in the setup: ``path``, else
+    the one ``game`` ships for the setup; ``None`` if it ships none."""
+    if settings.get("path") is not None:
+        return path_setting_files(settings)
+    path = game.network_path(num_players, variant)
+    return None if path is None else [Path(path)]
 
 
 def _softmax(x: np.ndarray) -> np.ndarray:
@@ -74,6 +85,12 @@ class NetworkAgent(PolicyAgent):
     """The bare policy-value network (``"net"``): one forward pass per move, the most likely legal
     action (or sampled, ``deterministic=False``). ``path``: a network file; default: the shipped one."""
 
+    @classmethod
+    def files(cls, settings: Mapping[str, Any], game: GameSpec, num_players: int,
+              variant: str) -> list[Path] | None:
+        """The network file it plays in the setup (:func:`network_files`)."""
+        return network_files(settings, game, num_players, variant)
+
     def __init__(self, path: str | Path | None = None, seed: int | None = None, deterministic: bool = True,
                  name: str = "net", game: str | None = None) -> None:
         super().__init__(path if path is not None else shipped_network(game), seed=seed,
@@ -108,7 +125,7 @@ GUIDED_DEFAULTS: dict[str, Any] = {"search": "puct", "simulations": 64, "determi
 SEARCHES = ("puct", "rollouts")
 
 
-class GuidedSearchAgent:
+class GuidedSearchAgent(AgentBase):
     """Network-guided search (``"guided"``), one of two kinds (``search``):
 
     * ``puct``: :func:`~five_towers_env.core.guided_search.guided_search`, a tree per determinisation
@@ -133,6 +150,14 @@ class GuidedSearchAgent:
         prior_weight: ``rollouts``: the weight of a candidate's log-probability beside its mean reward.
         game: the game it plays (``make_agent`` fills it in).
     """
+
+    pool_opponent = False  # it plays a trained network
+
+    @classmethod
+    def files(cls, settings: Mapping[str, Any], game: GameSpec, num_players: int,
+              variant: str) -> list[Path] | None:
+        """The network file it plays in the setup (:func:`network_files`)."""
+        return network_files(settings, game, num_players, variant)
 
     def __init__(self, path: str | Path | None = None, seed: int | None = None, search: str | None = None,
                  simulations: int | None = None, determinisations: int | None = None, c_puct: float | None = None,
@@ -215,4 +240,4 @@ class GuidedSearchAgent:
         return self.last.action
 
 
-__all__ = ["PolicyValueNet", "NetworkAgent", "GuidedSearchAgent", "shipped_network", "GUIDED_DEFAULTS"]
+__all__ = ["PolicyValueNet", "NetworkAgent", "GuidedSearchAgent", "network_files", "shipped_network", "GUIDED_DEFAULTS"]

@@ -21,6 +21,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from five_towers_env.core.agent import AgentBase
 from five_towers_env.core.game import DEFAULT_GAME, get_game
 from five_towers_env.core.gameui import GameUI, get_ui
 
@@ -41,12 +42,15 @@ class QuitGame(Exception):
     """The person chose to stop the game (``q``) or their input ended."""
 
 
-class HumanAgent:
+class HumanAgent(AgentBase):
     """Asks a person for every decision (see the module docstring).
 
     ``input`` / ``output`` default to ``sys.stdin`` / ``sys.stdout`` as they are when asked (so a
     test can swap them); ``seed`` is accepted like every agent's and unused: people choose freely.
     """
+
+    pool_opponent = False  # a person plays it
+    interactive = True
 
     def __init__(self, seed: int | None = None, name: str = "human", game: str = DEFAULT_GAME,
                  input: TextIO | None = None, output: TextIO | None = None) -> None:

@@ -25,15 +25,15 @@ another size or with an ``info`` naming another game.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from five_towers_env.agents.network_file import NumpyNetwork, read_network
-from five_towers_env.core.agent import SetupWarning
-from five_towers_env.core.game import get_game, parse_setup_key
+from five_towers_env.core.agent import AgentBase, SetupWarning, path_setting_files
+from five_towers_env.core.game import GameSpec, get_game, parse_setup_key
 
 #: (policy file, players, variant) already warned about in this process: one warning per setup
 _WARNED: set[tuple[str, int, str]] = set()
@@ -50,7 +50,7 @@ def masked_choice(logits: np.ndarray, mask: np.ndarray, deterministic: bool, rng
     return int(rng.choice(len(p), p=p / p.sum()))
 
 
-class PolicyAgent:
+class PolicyAgent(AgentBase):
     """Plays a trained policy network.
 
     Args:
@@ -73,6 +73,8 @@ class PolicyAgent:
     and ``num_actions`` (its network's input and output sizes), ``meta`` (what training recorded), ``path``
     (the file playing now), ``network`` (its forward pass).
     """
+
+    pool_opponent = False  # it plays a trained network
 
     # the network in play (set by _use: one policy file per setup when shipped)
     network: NumpyNetwork
@@ -112,6 +114,16 @@ class PolicyAgent:
         self.name = name
         self.rng = np.random.default_rng(seed)
         self._setup_seen: tuple[Any, Any] = (None, None)  # the setup last checked by act()
+
+    @classmethod
+    def files(cls, settings: Mapping[str, Any], game: GameSpec, num_players: int,
+              variant: str) -> list[Path] | None:
+        """The policy file it plays in the setup: ``path``, else the one ``game`` ships for the setup (its
+        ``version``); ``None`` if it ships none."""
+        if settings.get("path") is not None:
+            return path_setting_files(settings)
+        path = game.policy_path(num_players, variant, settings.get("version"))
+        return None if path is None else [Path(path)]
 
     def _use(self, path: Path) -> None:
         """Play the policy file at ``path`` (each file is read once)."""

@@ -25,6 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from five_towers_env.core.agent import AgentBase
+
 #: modules loaded from files, by resolved path: a file is executed once per process
 _FILES: dict[str, Any] = {}
 
@@ -99,8 +101,10 @@ def is_policy_function(target: Any) -> bool:
             and not any(p.name == "seed" for p in params))
 
 
-class PythonAgent:
+class PythonAgent(AgentBase):
     """Plays the Python agent, factory or function at ``path`` (see the module docstring)."""
+
+    pool_opponent = False  # a user's code plays it
 
     def __init__(self, path: str, seed: int | None = None, name: str | None = None, **settings: Any) -> None:
         target = load_attribute(path)

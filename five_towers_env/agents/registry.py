@@ -1,8 +1,8 @@
 """Agents by name, so evaluation, training and the command line can build any of them.
 
-Names are per game: each :class:`~five_towers_env.core.game.GameSpec` maps its registry names to classes
-(:attr:`~five_towers_env.core.game.GameSpec.agents`), and every function here takes ``game=`` (default
-``"five_towers"``) to say which game's names it means; ``random`` and ``human`` serve every game.
+Names are per game: a game's agents are its own (:attr:`~five_towers_env.core.game.GameSpec.agents`) and the
+game-neutral ones of the tables here, some of them by what the game declares (:func:`agents_of`), and every
+function here takes ``game=`` (default ``"five_towers"``) to say which game's names it means.
 
 Every entry point (``five-towers --agents mcts:simulations=100``, ``evaluate()``, training pools)
 builds agents through :func:`make_agent`, which checks the settings against the agent class's
@@ -26,8 +26,26 @@ from typing import Any
 
 import numpy as np
 
-from five_towers_env.core.agent import Agent
+from five_towers_env.core.agent import Agent, AgentBase
 from five_towers_env.core.game import DEFAULT_GAME, GameSpec, get_game
+
+#: the agents every game has, registry name -> ``"module:Class"``: first uniform random (it reads only the mask)
+RANDOM_AGENT = {"random": "five_towers_env.core.agent:RandomAgent"}
+#: and last, after the game's own: a trained policy (``path=...``, or the one the game ships), a person at the
+#: terminal, and a user's own agent (Python code, a Stable-Baselines3 model, an RLlib checkpoint, ``path=...``)
+POLICY_AND_USER_AGENTS = {"ppo": "five_towers_env.agents.policy:PolicyAgent",
+                          "human": "five_towers_env.agents.human:HumanAgent",
+                          "py": "five_towers_env.agents.python_agent:PythonAgent",
+                          "sb3": "five_towers_env.agents.sb3_agent:SB3Agent",
+                          "rllib": "five_towers_env.agents.rllib_agent:RLlibCheckpointAgent"}
+#: the agents a game gets by what its spec declares, after its own (an own agent of the same name wins): the
+#: flat search on any game, the network and network-guided search on a game with ``observe``, an OpenSpiel bot
+#: on a game with ``chance`` (``openspiel-mcts`` with perfect information, else ``openspiel-ismcts``)
+SEARCH_AGENT = {"mcts": "five_towers_env.agents.flat_search:FlatSearchAgent"}
+NETWORK_AGENTS = {"net": "five_towers_env.agents.guided:NetworkAgent",
+                  "guided": "five_towers_env.agents.guided:GuidedSearchAgent"}
+OPENSPIEL_AGENTS = {"openspiel-mcts": "five_towers_env.integrations.openspiel.bots:MCTSAgent",
+                    "openspiel-ismcts": "five_towers_env.integrations.openspiel.bots:ISMCTSAgent"}
 
 
 class AgentSettingError(ValueError):
@@ -38,9 +56,37 @@ class AgentSettingTypeError(AgentSettingError, TypeError):
     """An agent setting of the wrong type (both a ``ValueError`` and a ``TypeError``)."""
 
 
+def _capability_agents(spec: GameSpec) -> dict[str, str]:
+    """The game-neutral agents ``spec`` can play by what it declares, but for those it has its own of."""
+    found = dict(SEARCH_AGENT)
+    if spec.observe:
+        found.update(NETWORK_AGENTS)
+    if spec.chance:
+        name = "openspiel-mcts" if spec.perfect_information else "openspiel-ismcts"
+        found[name] = OPENSPIEL_AGENTS[name]
+    return {name: target for name, target in found.items() if name not in spec.agents}
+
+
 def agents_of(game: str | GameSpec = DEFAULT_GAME) -> Mapping[str, str]:
-    """The registry of ``game``: name -> ``"module:Class"`` (``ValueError`` for an unknown game)."""
-    return get_game(game).agents
+    """Every agent of ``game``: name -> ``"module:Class"`` (``ValueError`` for an unknown game), in this order:
+    ``random``, the game's own, the game-neutral ones it declares what they need for (:data:`SEARCH_AGENT`,
+    :data:`NETWORK_AGENTS`, :data:`OPENSPIEL_AGENTS`) but has none of its own of, and
+    :data:`POLICY_AND_USER_AGENTS` (the entry listed later wins a name)."""
+    spec = get_game(game)
+    return {**RANDOM_AGENT, **dict(spec.agents), **_capability_agents(spec), **POLICY_AND_USER_AGENTS}
+
+
+def agent_names(game: str | GameSpec = DEFAULT_GAME) -> tuple[str, ...]:
+    """The names of every agent of ``game``, in the order of :func:`agents_of`."""
+    return tuple(agents_of(game))
+
+
+def pool_opponents(game: str | GameSpec = DEFAULT_GAME) -> tuple[str, ...]:
+    """The agents of ``game`` a trainer may seat as rule-based opponents (a self-play pool, a baseline): those
+    whose class says ``pool_opponent`` (:class:`~five_towers_env.core.agent.AgentBase`), in the order of
+    :func:`agents_of`."""
+    return tuple(name for name in agents_of(game)
+                 if getattr(agent_class(name, game=game), "pool_opponent", AgentBase.pool_opponent))
 
 
 def unknown_agent_message(name: Any, game: str | GameSpec = DEFAULT_GAME) -> str:
@@ -48,7 +94,7 @@ def unknown_agent_message(name: Any, game: str | GameSpec = DEFAULT_GAME) -> str
     g = get_game(game)
     # the default game's agents need no "for <game>"
     where = "" if g.name == DEFAULT_GAME else f" for {g.title}"
-    return f"unknown agent {name!r}{where}; known: {', '.join(g.agents)}"
+    return f"unknown agent {name!r}{where}; known: {', '.join(agents_of(g))}"
 
 
 def _check_name(name: Any, game: str | GameSpec = DEFAULT_GAME) -> str:
@@ -186,6 +232,27 @@ def parse_agent_text(text: str, *, game: str | GameSpec = DEFAULT_GAME) -> tuple
     return name, settings
 
 
+def is_interactive(text: str, *, game: str | GameSpec = DEFAULT_GAME) -> bool:
+    """Whether the agent ``text`` (a name, or ``"name:key=value,..."``) of ``game`` is played by a person (its
+    class says ``interactive``, :class:`~five_towers_env.core.agent.AgentBase`); False for a name ``game`` does
+    not have."""
+    name = str(text).partition(":")[0].strip()
+    if name not in agents_of(game):
+        return False
+    return bool(getattr(agent_class(name, game=game), "interactive", AgentBase.interactive))
+
+
+def files_played_from(text: str, num_players: int, variant: str, *,
+                      game: str | GameSpec = DEFAULT_GAME) -> list[Path] | None:
+    """The files the agent ``text`` (``"name:key=value,..."``, :func:`parse_agent_text`) of ``game`` plays from
+    in the setup (``[]``: none; ``None``: it needs a file the game does not ship for the setup), as its class
+    declares them (``files``, :class:`~five_towers_env.core.agent.AgentBase`)."""
+    spec = get_game(game)
+    name, settings = parse_agent_text(text, game=spec)
+    files = getattr(agent_class(name, game=spec), "files", AgentBase.files)
+    return files(settings, spec, num_players, variant)
+
+
 def make_agent_from_text(text: str, /, seed: int | None = None, *, game: str | GameSpec = DEFAULT_GAME) -> Agent:
     """Build an agent from a spec string such as ``"mcts:simulations=50"`` (see :func:`parse_agent_text`)."""
     name, settings = parse_agent_text(text, game=game)
@@ -206,5 +273,7 @@ def make_agent(name: str, /, seed: int | None = None, *, game: str | GameSpec = 
     return cls(seed=seed, **kwargs)
 
 
-__all__ = ["AgentSettingError", "AgentSettingTypeError", "agents_of", "agent_class", "agent_settings",
-           "check_agent_settings", "make_agent", "make_agent_from_text", "parse_agent_text", "unknown_agent_message"]
+__all__ = ["AgentSettingError", "AgentSettingTypeError", "agents_of", "agent_names", "agent_class", "agent_settings",
+           "check_agent_settings", "files_played_from", "is_interactive", "make_agent", "make_agent_from_text",
+           "parse_agent_text", "pool_opponents", "unknown_agent_message", "RANDOM_AGENT", "POLICY_AND_USER_AGENTS",
+           "SEARCH_AGENT", "NETWORK_AGENTS", "OPENSPIEL_AGENTS"]

@@ -32,6 +32,7 @@ from gymnasium import spaces
 from five_towers_env.agents import sb3_zip
 from five_towers_env.agents.policy import masked_choice
 from five_towers_env.agents.sb3_zip import INSTALL_HINT
+from five_towers_env.core.agent import AgentBase
 from five_towers_env.core.game import GameSpec, game_names, get_game
 from five_towers_env.wrappers.single_agent import FLAT  # the observation every game has
 
@@ -188,7 +189,7 @@ def _observer(game: str, name: str, num_players: int, variant: Any) -> tuple[Any
     return raw, get_game(game).observation_wrapper(name)(raw)
 
 
-class SB3Agent:
+class SB3Agent(AgentBase):
     """Plays a Stable-Baselines3 model (``.zip``) trained on a game's single-agent environment.
 
     Args:
@@ -202,6 +203,8 @@ class SB3Agent:
         trust_pickles: load the file with SB3's own ``load``, which unpickles (runs) the code the file
             carries; for a model of your own that the default reader refuses. Default: nothing is unpickled.
     """
+
+    pool_opponent = False  # a model trained elsewhere plays it
 
     def __init__(self, path: str | Path, seed: int | None = None, game: str | None = None,
                  deterministic: bool = True, name: str = "sb3", trust_pickles: bool = False) -> None:

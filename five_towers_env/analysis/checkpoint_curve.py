@@ -127,10 +127,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                              f"against every opponent; write its policy as {GOAL_POLICY}")
     args = parser.parse_args(argv)
     if args.opponents is None:
+        from five_towers_env.agents.registry import RANDOM_AGENT
         from five_towers_env.core.game import get_game
 
         game = get_game(resume_config(args.run).game)
-        args.opponents = [name for name in game.opponents if name != "random"]
+        args.opponents = [name for name in game.opponents if name not in RANDOM_AGENT]
     rows = checkpoint_curve(args.run, args.opponents, args.games, args.seed, args.workers, out=args.out,
                             until=args.until)
     print(curve_markdown(rows, args.opponents))

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn, TextIO
 
+from five_towers_env.agents.registry import agents_of, is_interactive
 from five_towers_env.atomic import file_problem, folder_problem
 from five_towers_env.core.game import DEFAULT_GAME, GAMES, GameSpec, get_game
 from five_towers_env.evaluation.guard import ON_ERROR
@@ -20,7 +21,7 @@ MAX_PLAYERS = max(g.max_players for g in GAMES.values())
 #: every game's variants (argparse's choices); each game's own are checked once the game is known
 VARIANTS = tuple(dict.fromkeys(v for g in GAMES.values() for v in g.variants))
 
-AGENT_HELP = ("agents: registry names (" + "; ".join(f"{g.title}: {', '.join(g.agents)}" for g in GAMES.values())
+AGENT_HELP = ("agents: registry names (" + "; ".join(f"{g.title}: {', '.join(agents_of(g))}" for g in GAMES.values())
               + "), optionally with settings, e.g. mcts:simulations=100,race_z=1.5; your own: "
                 "py:path=module.attr or py:path=file.py:attr, sb3:path=model.zip, rllib:path=CHECKPOINT")
 GAME_HELP = (f"the game: {', '.join(GAMES)} (default {DEFAULT_GAME}); agents, variants and seats are the game's")
@@ -181,7 +182,7 @@ def check_agents(parser: argparse.ArgumentParser, agents: Sequence[str], game: s
     from five_towers_env.evaluation.specs import resolve_specs
 
     for text in agents:
-        if not people and text.partition(":")[0].strip() == "human":
+        if not people and is_interactive(text, game=game):
             parser.error(f"argument {argument}: human plays only in `five-towers play` (a person cannot sit "
                          "through hundreds of games)")
         try:

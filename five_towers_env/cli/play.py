@@ -38,6 +38,7 @@ def run(args: argparse.Namespace, invocation: Invocation) -> int:
     """One game between the named agents; the table with --show-table; the game saved for
     ``five-towers replay`` with --record."""
     from five_towers_env.agents.human import QuitGame
+    from five_towers_env.agents.registry import is_interactive
     from five_towers_env.evaluation.guard import AgentError
     from five_towers_env.evaluation.specs import resolve_specs
     from five_towers_env.limits import play_agents
@@ -52,7 +53,7 @@ def run(args: argparse.Namespace, invocation: Invocation) -> int:
     watchers: list[GameWatcher] = []
     if not args.quiet:
         # a person playing sees the final table even without --show-table: how the game ended
-        person = any(s.name == "human" for s in specs)
+        person = any(is_interactive(text, game=args.game) for text in args.agents)
         show = "move" if args.every_move else "round" if args.show_table else "end" if person else None
         watchers.append(MoveLog(labels, show_table=show))
     recorder = None

@@ -2,9 +2,12 @@
 
 * :mod:`~five_towers_env.core.game`: :class:`GameSpec`, one declarative block per game, and the
   registry (:func:`register_game`, :func:`get_game`, :data:`GAMES`);
+* :mod:`~five_towers_env.core.builtin_games`: the package's own games and their ids, known before any is
+  imported (:data:`BUILTIN_GAMES`, :data:`DEFAULT_GAME`);
 * :mod:`~five_towers_env.core.env`: :class:`GameEnv`, the abstract base of every game's PettingZoo
   AEC environment;
-* :mod:`~five_towers_env.core.agent`: the agent interface and the random agent;
+* :mod:`~five_towers_env.core.agent`: the agent interface, what the agent registry asks of an agent class
+  (:class:`AgentBase`) and the random agent;
 * :mod:`~five_towers_env.core.gameui`: :class:`GameUI`, a game's hooks for people (the human seat,
   move logs, records, replays);
 * :mod:`~five_towers_env.core.search`: the determinised Monte Carlo search every game's ``mcts``

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 
-from five_towers_env.core.game import BUILTIN_GAMES
+from five_towers_env.core.builtin_games import BUILTIN_GAMES
 from five_towers_env.core.native import import_error, load_extension
 
 ENV_VAR = "FIVE_TOWERS_ENGINE"

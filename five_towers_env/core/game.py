@@ -18,35 +18,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from five_towers_env.core.builtin_games import BUILTIN_GAMES, DEFAULT_GAME, BuiltinGame
 from five_towers_env.core.state import agent_info
 
-
-@dataclass(frozen=True)
-class BuiltinGame:
-    """What is known of one of the package's own games before its package is imported: where it lives
-    and the ids it publishes (so that :mod:`five_towers_env.registration` registers them without
-    importing any game's rules). Its spec must say the same (:func:`register_game` checks)."""
-
-    module: str
-    env: str
-    pettingzoo_id: str
-    gymnasium_id: str
-    native_module: str = ""  # its compiled native core, when it has one (five_towers_env.core.backend)
-
-
-# The one place outside the games that names them (tests/test_game_neutral.py allows these two
-# tables only): the built-in games must be found by name before any of them is imported.
-#: the package's own games: name -> where it lives and its ids (its package is imported on first use)
-BUILTIN_GAMES: Mapping[str, BuiltinGame] = {
-    "five_towers": BuiltinGame("five_towers_env.games.five_towers", "five_towers_env.games.five_towers.aec:env",
-                               "five_towers_env/FiveTowers-v0", "five_towers_env/FiveTowers-v0",
-                               "five_towers_env.games.five_towers._native"),
-    "campanile": BuiltinGame("five_towers_env.games.campanile", "five_towers_env.games.campanile.aec:env",
-                             "five_towers_env/Campanile-v0", "five_towers_env/Campanile-v0",
-                             "five_towers_env.games.campanile._native"),
-}
-#: the game a tool plays when none is named
-DEFAULT_GAME = "five_towers"
 PLUGIN_ENV_VAR = "FIVE_TOWERS_GAMES"
 ENTRY_POINT_GROUP = "five_towers_env.games"
 
@@ -79,23 +53,6 @@ def load(target: str) -> Any:
     return obj
 
 
-#: the agents every game has: uniform random (reads only the mask), a trained policy (``path=...``),
-#: a person at the terminal, and a user's own agent (``py:``, ``sb3:`` or ``rllib:`` with ``path=...``)
-RANDOM_AGENT = {"random": "five_towers_env.core.agent:RandomAgent"}
-LAST_AGENTS = {"ppo": "five_towers_env.agents.policy:PolicyAgent", "human": "five_towers_env.agents.human:HumanAgent",
-               # agents brought from elsewhere: Python code, a Stable-Baselines3 model, an RLlib checkpoint
-               "py": "five_towers_env.agents.python_agent:PythonAgent",
-               "sb3": "five_towers_env.agents.sb3_agent:SB3Agent",
-               "rllib": "five_towers_env.integrations.rllib_agent:RLlibCheckpointAgent"}
-#: the agents a game gets by what it declares (GameSpec.agents): the flat search on any game, the
-#: network and network-guided search on a game with ``observe``, an OpenSpiel bot on a game with ``chance``
-SEARCH_AGENT = {"mcts": "five_towers_env.agents.flat_search:FlatSearchAgent"}
-NETWORK_AGENTS = {"net": "five_towers_env.agents.guided:NetworkAgent",
-                  "guided": "five_towers_env.agents.guided:GuidedSearchAgent"}
-OPENSPIEL_AGENTS = {"openspiel-mcts": "five_towers_env.integrations.openspiel.bots:MCTSAgent",
-                    "openspiel-ismcts": "five_towers_env.integrations.openspiel.bots:ISMCTSAgent"}
-
-
 @dataclass(frozen=True)
 class GameSpec:
     """Everything game-neutral code needs to know about one game, in one place.
@@ -119,11 +76,8 @@ class GameSpec:
         ui: ``"module:attribute"`` of the game's :class:`~five_towers_env.core.gameui.GameUI`
             (the human seat, move logs, records and replays).
         agents: the game's own agents, registry name -> ``"module:Class"`` (each takes ``seed=``
-            plus keyword settings). Every game also gets, by capability (its own entry of the same
-            name wins): ``random``; ``mcts``, the flat search with default hooks
-            (:class:`~five_towers_env.agents.flat_search.FlatSearchAgent`); ``net`` and ``guided`` if it
-            has :attr:`observe`; ``openspiel-mcts`` (perfect information) or ``openspiel-ismcts`` if it has
-            :attr:`chance`; and ``ppo`` and ``human``.
+            plus keyword settings). The agent registry adds the game-neutral ones, some by what the game
+            declares (:func:`five_towers_env.agents.registry.agents_of` gives them all).
         pettingzoo_id, gymnasium_id: the ids registered with PettingZoo (the wrapped AEC env)
             and Gymnasium (the single-agent env); empty: not registered.
         shipped_policies: ``"<players>p-<variant>"`` -> a policy file inside the game's package,
@@ -207,18 +161,6 @@ class GameSpec:
                      for name, target in getattr(self, kind).items() if ":" not in target]
         if problems:
             raise ValueError(f"game spec {self.name!r}: " + "; ".join(problems))
-        object.__setattr__(self, "agents", {**RANDOM_AGENT, **dict(self.agents), **self._capability_agents(),
-                                            **LAST_AGENTS})
-
-    def _capability_agents(self) -> dict[str, str]:
-        """The game-neutral agents this game can play, by what it declares (its own of the same name win)."""
-        found = dict(SEARCH_AGENT)
-        if self.observe:
-            found.update(NETWORK_AGENTS)
-        if self.chance:
-            name = "openspiel-mcts" if self.perfect_information else "openspiel-ismcts"
-            found[name] = OPENSPIEL_AGENTS[name]
-        return {name: target for name, target in found.items() if name not in self.agents}
 
     def backend(self) -> str:
         """``"native"`` or ``"python"``: the engine :meth:`new_state` uses now for this game

@@ -99,19 +99,11 @@ def load_plan(game: str | GameSpec) -> LadderPlan:
 
 def agent_files(game: str | GameSpec, text: str, num_players: int, variant: str) -> list[Path] | None:
     """The files the agent ``text`` plays from in the setup (``[]``: none; None: it needs one the game does
-    not ship for the setup, a ``ppo`` version, ``net`` or ``guided``)."""
-    spec = get_game(game)
-    spec_ = resolve_specs([text], spec.name)[0]
-    settings = dict(spec_.kwargs)
-    if "path" in settings:
-        return [Path(settings["path"])] if Path(settings["path"]).is_file() else []
-    if spec_.name == "ppo":
-        path = spec.policy_path(num_players, variant, settings.get("version"))
-    elif spec_.name in ("net", "guided"):
-        path = spec.network_path(num_players, variant)
-    else:
-        return []
-    return None if path is None else [Path(path)]
+    not ship for the setup), as its class declares them
+    (:func:`~five_towers_env.agents.registry.files_played_from`)."""
+    from five_towers_env.agents.registry import files_played_from
+
+    return files_played_from(text, num_players, variant, game=game)
 
 
 def playable_agents(game: str | GameSpec, agents: Sequence[str], num_players: int, variant: str) -> list[str]:

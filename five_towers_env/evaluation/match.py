@@ -14,7 +14,7 @@ together in :func:`evaluate`, and each name is imported from the module that def
 Conventions (shared with :mod:`five_towers_env.evaluation.tournament`):
 
 * **Games.** ``game="campanile"`` plays Campanile (default ``"five_towers"``): agent names are
-  looked up among that game's agents (:attr:`five_towers_env.core.game.GameSpec.agents`), the setup is
+  looked up among that game's agents (:func:`five_towers_env.agents.registry.agents_of`), the setup is
   checked by its rules, ``variant=None`` is its default variant, and the result's ``config``
   names the game.
 * **Agent specs.** A registry name (``"random"``), a name with keyword settings

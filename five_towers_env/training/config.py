@@ -31,16 +31,12 @@ MAX_ROLLOUT = 262_144
 #: the values of ``tie_reward``: how the training reward counts a shared win
 TIE_REWARDS = ("full", "share")
 
-#: registry agents that are not opponents to train against or teachers: a person, the trained networks,
-#: OpenSpiel's bots (an optional dependency, and far too slow for a training pool), and a user's own agents
-#: (they need a path=)
-NOT_BASELINES = ("human", "ppo", "net", "guided", "openspiel-mcts", "openspiel-ismcts", "py", "sb3", "rllib")
-
-
 def baselines(game: str = DEFAULT_GAME) -> tuple[str, ...]:
-    """The agents of ``game``'s registry a run may train against, evaluate against or imitate
-    (every one but those in :data:`NOT_BASELINES`)."""
-    return tuple(name for name in get_game(game).agents if name not in NOT_BASELINES)
+    """The agents of ``game``'s registry a run may train against, evaluate against or imitate: those that can
+    be pool opponents (:func:`~five_towers_env.agents.registry.pool_opponents`)."""
+    from five_towers_env.agents.registry import pool_opponents
+
+    return pool_opponents(game)
 
 
 @dataclass

@@ -39,8 +39,8 @@ from typing import Any, ClassVar
 import numpy as np
 import torch
 
-from five_towers_env.core.blas import one_blas_thread
 from five_towers_env.core.game import get_game
+from five_towers_env.numerics import one_blas_thread
 from five_towers_env.training.checkpoint_files import (
     CheckpointError,
     checked_state,

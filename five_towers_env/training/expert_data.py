@@ -201,12 +201,14 @@ def teacher_games(network: str, game: str, num_players: int, variant: str, seeds
     ``network_share``: the probability that a decision outside the sampled opening is ``network``'s move."""
     import dataclasses
 
+    from five_towers_env.agents.registry import agent_class
     from five_towers_env.core.game import get_game
     from five_towers_env.evaluation.specs import parse_agent_spec
 
     num_actions = get_game(game).num_actions
     spec = parse_agent_spec(teacher, game=game)
-    if spec.name == "guided" and "path" not in dict(spec.kwargs):
+    searches = spec.name is not None and agent_class(spec.name, game=game) is GuidedSearchAgent
+    if searches and "path" not in dict(spec.kwargs):  # a guided teacher searches with the run's network
         spec = dataclasses.replace(spec, kwargs=(*spec.kwargs, ("path", network)))
     bare = NetworkAgent(network, game=game) if prior_weight > 0 or network_share > 0 else None
     parts = []

@@ -9,7 +9,7 @@
 A game's other observations (5 Towers' structured ``"dict"``) are its own, named by its spec
 (``GameSpec.observations``) and chosen with ``SingleAgentGymEnv(observation=...)``.
 """
-from five_towers_env.core.game import BUILTIN_GAMES, DEFAULT_GAME
+from five_towers_env.core.builtin_games import BUILTIN_GAMES, DEFAULT_GAME
 from five_towers_env.registration import register_gymnasium
 from five_towers_env.wrappers.single_agent import SingleAgentGymEnv, make_env
 

@@ -38,8 +38,8 @@ try:
 except ImportError:  # Gymnasium before 1.0: another VectorEnv API (GymVectorEnv says so when made)
     _SAME_STEP = None
 
-from five_towers_env.agents.registry import make_agent_from_text, parse_agent_text
-from five_towers_env.core.agent import Agent
+from five_towers_env.agents.registry import agent_class, make_agent_from_text, parse_agent_text
+from five_towers_env.core.agent import Agent, RandomAgent
 from five_towers_env.core.game import DEFAULT_GAME, GameSpec, get_game
 from five_towers_env.core.vector_env import RANDOM, SKIP, VectorGameEnv
 
@@ -79,7 +79,7 @@ class GymVectorEnv(VectorEnv):
         self.learner_seats = (np.full(n, learner_seat, dtype=np.int32) if learner_seat is not None
                               else (np.arange(n) % k).astype(np.int32))
         self._opponent_specs = self._check_opponents(opponents, k)
-        self._native_opponents = all(o == "random" for o in self._opponent_specs)
+        self._native_opponents = all(self._uniform_random(o) for o in self._opponent_specs)
         self._agents: list[list[Agent]] = []
         self.single_observation_space = spaces.Box(low=-1.0, high=2.0, shape=(self.env.observation_size,),
                                                    dtype=np.float32)
@@ -105,6 +105,13 @@ class GymVectorEnv(VectorEnv):
             elif not isinstance(o, Agent):
                 raise TypeError(f"an opponent must be an agent name or an Agent, got {o!r}")
         return opponents
+
+    def _uniform_random(self, opponent: OpponentSpec) -> bool:
+        """Whether ``opponent`` names the uniform random agent without settings: the native core draws its moves."""
+        if not isinstance(opponent, str):
+            return False
+        name, settings = parse_agent_text(opponent, game=self.game_spec.name)
+        return not settings and agent_class(name, game=self.game_spec.name) is RandomAgent
 
     # -- gymnasium API --------------------------------------------------------------------
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from five_towers_env.core.builtin_games import BUILTIN_GAMES
 from five_towers_env.core.game import GameSpec, register_game
 from five_towers_env.games.campanile.actions import (
     ACTION_NAMES,
@@ -45,22 +46,19 @@ if TYPE_CHECKING:  # PettingZoo is imported on first use, not with the game
 
     from five_towers_env.core.env import GameEnv
 
-ENV_ID = "five_towers_env/Campanile-v0"
+#: the PettingZoo and Gymnasium id (written once, in the built-in games' table)
+ENV_ID = BUILTIN_GAMES["campanile"].pettingzoo_id
 
 
 def env(**kwargs: Any) -> AECEnv:
     """The PettingZoo AEC environment in PettingZoo's standard wrappers (see ``raw_env`` for arguments)."""
-    from five_towers_env.games.campanile.aec import env as make_env
-
-    return make_env(**kwargs)
+    return SPEC.make_env(**kwargs)  # through the spec's target: the environment's module imports this package
 
 
 def raw_env(**kwargs: Any) -> GameEnv:
     """The unwrapped PettingZoo AEC environment (:class:`five_towers_env.games.campanile.aec.raw_env`):
     ``num_players`` 2..5, ``variant`` ``"pile"``/``"played"``, ``render_mode``, ``bet_chip``."""
-    from five_towers_env.games.campanile.aec import raw_env as make_raw_env
-
-    return make_raw_env(**kwargs)
+    return SPEC.make_raw_env(**kwargs)
 
 
 SPEC = register_game(GameSpec(

@@ -22,7 +22,6 @@ from five_towers_env.games.campanile.rules import (
     MAX_PLAYERS,
     NUM_PILES,
     NUM_TOWERS,
-    TOWERS,
     pile_size,
     ranked_backers,
     score_backed,
@@ -265,10 +264,5 @@ def describe(vector: np.ndarray, nonzero_only: bool = True) -> str:
     return describe_vector(vector, OFFSETS, nonzero_only)
 
 
-def debug_string(state: CampanileState, observer: int) -> str:
-    """``describe`` of ``observer``'s observation, headed by the towers' names for reading."""
-    return f"observer seat {observer}; towers {', '.join(TOWERS)}\n" + describe(encode(state, observer))
-
-
 __all__ = ["OBS_SIZE", "GLOBAL_PIECES", "SEAT_PIECES", "SEAT_SIZE", "MAX_SEATS", "pieces", "offsets", "OFFSETS",
-           "layout_table", "encode", "describe", "debug_string"]
+           "layout_table", "encode", "describe"]

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from five_towers_env.core.builtin_games import BUILTIN_GAMES
 from five_towers_env.core.game import GameSpec, register_game
 from five_towers_env.games.five_towers.actions import (
     ACTION_NAMES,
@@ -61,21 +62,18 @@ if TYPE_CHECKING:  # PettingZoo is imported on first use, not with the game
 
     from five_towers_env.core.env import GameEnv
 
-ENV_ID = "five_towers_env/FiveTowers-v0"
+#: the PettingZoo and Gymnasium id (written once, in the built-in games' table)
+ENV_ID = BUILTIN_GAMES["five_towers"].pettingzoo_id
 
 
 def env(**kwargs: Any) -> AECEnv:
     """The PettingZoo AEC environment in PettingZoo's standard wrappers (see ``raw_env`` for arguments)."""
-    from five_towers_env.games.five_towers.aec import env as make_env
-
-    return make_env(**kwargs)
+    return SPEC.make_env(**kwargs)  # through the spec's target: the environment's module imports this package
 
 
 def raw_env(**kwargs: Any) -> GameEnv:
     """The unwrapped PettingZoo AEC environment (:class:`five_towers_env.games.five_towers.aec.raw_env`)."""
-    from five_towers_env.games.five_towers.aec import raw_env as make_raw_env
-
-    return make_raw_env(**kwargs)
+    return SPEC.make_raw_env(**kwargs)
 
 
 SPEC = register_game(GameSpec(
@@ -90,9 +88,9 @@ SPEC = register_game(GameSpec(
             "heuristic": f"{__name__}.agents.heuristic:HeuristicAgent",
             "mcts": f"{__name__}.agents.mcts:MCTSAgent"},
     pettingzoo_id=ENV_ID, gymnasium_id=ENV_ID,
-    # ppo's policy per setup. 2-player base: v2 (the current one) trained with the batched self-play
-    # pipeline, v1 kept for comparison; 2-player Great Powers its own; one network for base 3-5 players
-    # (imitation of mcts, then PPO) and one for Great Powers 3-5 players (docs/policies.md)
+    # ppo's policy per setup (docs/policies.md): 2-player base its current one (also "v2") and an earlier one
+    # ("v1", for comparison), 2-player Great Powers its own, one network for base with 3-5 players and one
+    # for Great Powers with 3-5 players
     shipped_policies={"2p-base": "policies/ppo_2p_base.npz", "2p-base:v2": "policies/ppo_2p_base.npz",
                       "2p-base:v1": "policies/ppo_2p_base_v1.npz", "2p-great_powers": "policies/ppo_gp_2p.npz",
                       **{f"{n}p-base": "policies/ppo_base_3-5p_mcts.npz" for n in (3, 4, 5)},

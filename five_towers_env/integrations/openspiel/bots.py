@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from five_towers_env.core.agent import legal_actions
+from five_towers_env.core.agent import AgentBase, legal_actions
 from five_towers_env.core.game import get_game
 
 
@@ -32,8 +32,10 @@ def _openspiel() -> Any:
     return openspiel
 
 
-class _BotAgent:
+class _BotAgent(AgentBase):
     """The game per setup and the state at the agent's view; subclasses make the bot."""
+
+    pool_opponent = False  # OpenSpiel's code plays it
 
     def __init__(self, seed: int | None, name: str) -> None:
         self.name = name

@@ -6,6 +6,7 @@ from typing import Any
 import numpy as np
 
 from five_towers_env.core.agent import best_after, legal_actions
+from five_towers_env.games.campanile.agents import native
 from five_towers_env.games.campanile.state import CampanileState
 
 
@@ -16,11 +17,15 @@ class GreedyAgent:
     the action (SPEC C4 ``scores()``); ties are broken at random with the agent's own seeded
     generator. It never looks past its own action: it raises whatever tower ranks its chips
     higher now and bets a chip wherever that gains points at once.
+
+    Where the native core is active it decides in C++ (:mod:`.native`: the same moves and draws); set
+    ``native`` to False to decide in Python whatever the backend.
     """
 
     def __init__(self, seed: int | None = None, name: str = "greedy") -> None:
         self.name = name
         self.rng = np.random.default_rng(seed)
+        self.native = True
 
     def act(self, observation: dict[str, np.ndarray] | None, info: dict[str, Any]) -> int:
         """Choose a legal action id (see the class docstring)."""
@@ -29,6 +34,8 @@ class GreedyAgent:
             return int(legal[0])
         view: CampanileState = info["view"]
         seat = int(info["seat"])
+        if self.native and (action := native.greedy_action(view, seat, legal, self.rng)) is not None:
+            return action
         return best_after(view, legal, lambda child: _margin_key(child.scores(), seat), self.rng)
 
 

@@ -27,7 +27,8 @@ Decisions: in the bet phase, the legal bet (or ``no bet``) with the best evaluat
 phase, every legal play followed by its best bet (the same bets the engine would allow after it),
 plus the value of the card it draws and minus the card it gives up. It reads only ``info["view"]``
 and the legal actions, so it never sees a hidden card; ties go to the lowest action id, which makes
-it deterministic (the seed is accepted for the shared interface).
+it deterministic (the seed is accepted for the shared interface). Where the native core is active,
+:class:`HeuristicAgent` decides in C++ (:mod:`.native`: the same values, bit for bit, and the same moves).
 """
 from __future__ import annotations
 
@@ -38,6 +39,7 @@ import numpy as np
 
 from five_towers_env.core.agent import legal_actions
 from five_towers_env.games.campanile import actions as A
+from five_towers_env.games.campanile.agents import native
 from five_towers_env.games.campanile.endgame import next_player_endings
 from five_towers_env.games.campanile.rules import NUM_TOWERS, backers, flag_order, score_towers
 from five_towers_env.games.campanile.state import CampanileState, Phase
@@ -159,6 +161,8 @@ class HeuristicAgent:
         end_weight: points a win is worth on top of the margin when the game ends.
         danger: whether to check the next player's chance to end the game at once.
         name: the agent's display name.
+
+    Attribute ``native`` (default True): decide in C++ where the native core is active; False: in Python.
     """
 
     def __init__(self, seed: int | None = None, spread: float = 1.0, contest: float = 0.6,
@@ -172,6 +176,7 @@ class HeuristicAgent:
         self.card_weight = float(card_weight)
         self.end_weight = float(end_weight)
         self.danger = bool(danger)
+        self.native = True
 
     # -- interface ----------------------------------------------------------------------
 
@@ -182,8 +187,9 @@ class HeuristicAgent:
             return int(legal[0])
         view: CampanileState = info["view"]
         seat = int(info["seat"])
-        a = choose(view, seat, legal, self)
-        return int(a)
+        if self.native and (action := native.heuristic_action(view, seat, legal, self)) is not None:
+            return action
+        return int(choose(view, seat, legal, self))
 
 
 def _bet_options(view: CampanileState, storeys: int, played_tower: int, seat: int) -> list[tuple[int, int]]:

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "agents.hpp"
 #include "bind_common.hpp"
 #include "observation.hpp"
 #include "state.hpp"
@@ -238,6 +239,108 @@ std::pair<uint64_t, double> bench_random_games(const State::Options& o, int game
   return {decisions, secs};
 }
 
+// -- the rule-based agents (agents.hpp) ------------------------------------------------------------------
+
+// the ids an agent chooses among: 1..64 ids, each legal in s (the Python agents' info["legal_actions"])
+void check_choices(const State& s, int seat, const std::vector<int>& legal) {
+  ftcore::check_seat(s, seat);
+  if (legal.empty() || legal.size() > 64) throw py::value_error("legal must hold 1 to 64 action ids");
+  const uint32_t mask = s.legal_mask();
+  for (int a : legal)
+    if (a < 0 || a >= cp::kNumActions || !((mask >> a) & 1u))
+      throw py::value_error("action " + std::to_string(a) + " is not legal in this state");
+}
+
+// the states of a batch (kept alive by the caller's sequence), each with a player to move
+std::vector<const State*> batch_of(const py::sequence& states) {
+  std::vector<const State*> out;
+  out.reserve(py::len(states));
+  for (const py::handle h : states) {
+    const State& s = h.cast<const State&>();
+    if (s.is_terminal()) throw py::value_error("a finished game has no move to choose");
+    out.push_back(&s);
+  }
+  return out;
+}
+
+cp::HeuristicParams heuristic_params(double spread, double contest, double chip_cost, double card_weight,
+                                     double end_weight, bool danger) {
+  cp::HeuristicParams p;
+  p.spread = spread;
+  p.contest = contest;
+  p.chip_cost = chip_cost;
+  p.card_weight = card_weight;
+  p.end_weight = end_weight;
+  p.danger = danger;
+  return p;
+}
+
+void bind_agents(py::module_& m) {
+  m.def("greedy_action", [](const State& s, int seat, const std::vector<int>& legal,
+                            const std::array<uint64_t, 6>& rng_words) -> py::tuple {
+    check_choices(s, seat, legal);
+    ftcore::Pcg64 rng = ftcore::Pcg64::from_words(rng_words);
+    const int a = cp::greedy_action(s, seat, legal.data(), static_cast<int>(legal.size()), rng);
+    return py::make_tuple(a, rng.draws() ? py::cast(rng.words()) : py::none());
+  }, py::arg("state"), py::arg("seat"), py::arg("legal"), py::arg("rng_words"),
+     "GreedyAgent.act for seat among the ids legal, ties drawn from the generator rng_words:\n"
+     "(action, the generator's words after the draw, or None when it drew nothing).");
+  m.def("greedy_actions", [](const py::sequence& states, const std::vector<std::array<uint64_t, 6>>& rng_words) {
+    const std::vector<const State*> games = batch_of(states);
+    if (rng_words.size() != games.size()) throw py::value_error("one generator (rng_words) per state");
+    std::vector<int> actions(games.size());
+    std::vector<std::array<uint64_t, 6>> words(games.size());
+    {
+      py::gil_scoped_release release;
+      for (size_t i = 0; i < games.size(); ++i) {
+        int legal[32];
+        const int count = games[i]->compute_legal(legal);
+        ftcore::Pcg64 rng = ftcore::Pcg64::from_words(rng_words[i]);
+        actions[i] = cp::greedy_action(*games[i], games[i]->current_player(), legal, count, rng);
+        words[i] = rng.words();
+      }
+    }
+    return py::make_tuple(actions, words);
+  }, py::arg("states"), py::arg("rng_words"),
+     "greedy_action for the player on move in each state, its legal actions and its own generator, the GIL\n"
+     "released: (actions, every generator's words after).");
+  m.def("heuristic_action", [](const State& s, int seat, const std::vector<int>& legal, double spread, double contest,
+                               double chip_cost, double card_weight, double end_weight, bool danger) {
+    check_choices(s, seat, legal);
+    const cp::HeuristicParams p = heuristic_params(spread, contest, chip_cost, card_weight, end_weight, danger);
+    return cp::heuristic_action(s, seat, legal.data(), static_cast<int>(legal.size()), p);
+  }, py::arg("state"), py::arg("seat"), py::arg("legal"), py::arg("spread") = 1.0, py::arg("contest") = 0.6,
+     py::arg("chip_cost") = 0.35, py::arg("card_weight") = 0.3, py::arg("end_weight") = 20.0, py::arg("danger") = true,
+     "HeuristicAgent.act (its weights as keywords) for seat among the ids legal.");
+  m.def("heuristic_values", [](const State& s, int seat, const std::vector<int>& legal, double spread, double contest,
+                               double chip_cost, double card_weight, double end_weight, bool danger) {
+    check_choices(s, seat, legal);
+    const cp::HeuristicParams p = heuristic_params(spread, contest, chip_cost, card_weight, end_weight, danger);
+    std::vector<double> out(legal.size());
+    cp::heuristic_values(s, seat, legal.data(), static_cast<int>(legal.size()), p, out.data());
+    return out;
+  }, py::arg("state"), py::arg("seat"), py::arg("legal"), py::arg("spread") = 1.0, py::arg("contest") = 0.6,
+     py::arg("chip_cost") = 0.35, py::arg("card_weight") = 0.3, py::arg("end_weight") = 20.0, py::arg("danger") = true,
+     "heuristic.scored_actions: the value of each id in legal (same order).");
+  m.def("heuristic_actions", [](const py::sequence& states, double spread, double contest, double chip_cost,
+                                double card_weight, double end_weight, bool danger) {
+    const std::vector<const State*> games = batch_of(states);
+    const cp::HeuristicParams p = heuristic_params(spread, contest, chip_cost, card_weight, end_weight, danger);
+    std::vector<int> actions(games.size());
+    {
+      py::gil_scoped_release release;
+      for (size_t i = 0; i < games.size(); ++i) {
+        int legal[32];
+        const int count = games[i]->compute_legal(legal);
+        actions[i] = cp::heuristic_action(*games[i], games[i]->current_player(), legal, count, p);
+      }
+    }
+    return actions;
+  }, py::arg("states"), py::arg("spread") = 1.0, py::arg("contest") = 0.6, py::arg("chip_cost") = 0.35,
+     py::arg("card_weight") = 0.3, py::arg("end_weight") = 20.0, py::arg("danger") = true,
+     "heuristic_action for the player on move in each state and its legal actions, the GIL released.");
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_native, m) {
@@ -267,4 +370,5 @@ PYBIND11_MODULE(_native, m) {
     return bench_random_games(o, games, seed, observe);
   }, py::arg("num_players"), py::arg("variant"), py::arg("bet_chip"), py::arg("games"), py::arg("seed") = 0,
      py::arg("observe") = false, "Random games timed in C++: (decisions, seconds).");
+  bind_agents(m);
 }

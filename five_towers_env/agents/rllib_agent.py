@@ -30,6 +30,7 @@ import numpy as np
 
 from five_towers_env.agents.network_file import game_of_sizes
 from five_towers_env.agents.policy import masked_choice
+from five_towers_env.core.agent import AgentBase
 from five_towers_env.core.game import get_game
 
 #: the file in a checkpoint folder naming the game (and setup) it was trained for
@@ -107,7 +108,7 @@ def restore_module(checkpoint: Path, module_id: str) -> Any:
     return _MODULES[key]
 
 
-class RLlibCheckpointAgent:
+class RLlibCheckpointAgent(AgentBase):
     """Plays the masked PPO module of a checkpoint written by ``examples/rllib_selfplay.py``.
 
     Args:
@@ -120,6 +121,8 @@ class RLlibCheckpointAgent:
         name: the agent's name in reports.
         module_id: the module to play: ``"main"`` (the learner) or a frozen ``"snapshot_<i>"``.
     """
+
+    pool_opponent = False  # a model trained elsewhere plays it
 
     def __init__(self, path: str | Path, seed: int | None = None, game: str | None = None,
                  deterministic: bool = True, name: str = "rllib", module_id: str = "main") -> None:

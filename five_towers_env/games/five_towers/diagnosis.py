@@ -19,10 +19,9 @@ import numpy as np
 
 from five_towers_env.agents.policy import PolicyAgent
 from five_towers_env.agents.registry import make_agent
-from five_towers_env.core.game import get_game
+from five_towers_env.games.five_towers import SPEC
 from five_towers_env.training.eval_games import play_games
 
-GAME = "five_towers"  # the phases mixed are this game's
 BUILDER_PHASES = frozenset({"teardown", "build", "recover"})
 #: the mixes reported by default: teacher only, policy in one kind of decision, policy everywhere
 DEFAULT_MIXES: tuple[frozenset[str], ...] = (
@@ -68,7 +67,7 @@ def phase_ablation(policy: str | Path | None = None, teacher: str | None = None,
     (``teacher`` and ``opponent`` by default the game's teacher, ``GameSpec.teacher``).
 
     Every mix plays the same seeded games, so the rows differ only by who decides what."""
-    teacher = teacher or get_game(GAME).teacher
+    teacher = teacher or SPEC.teacher
     opponent = opponent or teacher
     net = PolicyAgent(policy)
     rows = []

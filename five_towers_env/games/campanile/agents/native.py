@@ -1,0 +1,98 @@
+"""The greedy and heuristic agents' decisions in C++ (``native/agents.cpp``), for :class:`GreedyAgent` and
+:class:`HeuristicAgent`.
+
+Where the native core is active (``SPEC.backend() == "native"``) the two agents decide in C++, on the compiled
+state of a native view or on the view converted (:func:`core_of`); the port makes the same moves and the same
+random draws as the Python code for every seed and position (tests/games/campanile/test_native_agents.py).
+The Python code stays the reference: it decides under ``FIVE_TOWERS_ENGINE=python``, for an agent whose
+``native`` attribute is False, and wherever the native call cannot be made (each function here then answers
+None). The compiled module also offers batched calls, the GIL released: ``greedy_actions(states, rng_words)``
+and ``heuristic_actions(states, **weights)`` for the player on move in each native state.
+"""
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Sequence
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from five_towers_env.core.backend import ENV_VAR
+from five_towers_env.core.native import set_generator_words, words_of_generator
+from five_towers_env.games.campanile import SPEC
+from five_towers_env.games.campanile.state import CampanileState
+
+#: the generator words a converted view is given: neither agent draws from a view's generator
+_VIEW_WORDS = tuple(words_of_generator(np.random.default_rng(0)))
+#: the view's attributes the compiled state is built from (``native_state.fields_of`` without the copies)
+_FIELDS = ("num_players", "variant", "bet_chip", "heights", "bets", "chips", "hands", "revealed", "piles", "leftover",
+           "cards_played", "current_player", "phase", "played_tower", "played_storeys", "done", "turns")
+#: what a native call may raise for a view or ids it cannot take (the Python path then decides, and raises
+#: its own error where there is one)
+_REFUSED = (ValueError, TypeError, IndexError)
+
+
+def core_of(view: Any) -> Any | None:
+    """The compiled state to decide on for ``view`` (a native state's own, else the Python view converted),
+    or None where the Python code decides: the native core is not active, or ``view`` cannot be converted."""
+    if _backend(os.environ.get(ENV_VAR)) != "native":
+        return None
+    core = getattr(view, "core", None)  # a native state
+    if core is not None:
+        return core
+    if type(view) is not CampanileState:
+        return None
+    fields = {name: getattr(view, name) for name in _FIELDS}  # already plain ints and tuples: no copies
+    fields["rng_words"] = _VIEW_WORDS
+    try:
+        return _native().from_fields(fields)
+    except _REFUSED:
+        return None
+
+
+def greedy_action(view: Any, seat: int, legal: Sequence[int], rng: np.random.Generator) -> int | None:
+    """:class:`GreedyAgent`'s choice among ``legal`` in C++, drawing a tie from ``rng`` as the Python code
+    does (``rng`` is advanced the same way), or None where the Python code decides."""
+    core = core_of(view)
+    if core is None:
+        return None
+    try:
+        words = words_of_generator(rng)  # ValueError for a generator that is not numpy's default (PCG64)
+        action, after = _native().greedy_action(core, seat, list(legal), words)
+    except _REFUSED:
+        return None
+    if after is not None:  # a tie was drawn
+        set_generator_words(rng, after)
+    return int(action)
+
+
+def heuristic_action(view: Any, seat: int, legal: Sequence[int], agent: Any) -> int | None:
+    """:class:`HeuristicAgent`'s choice among ``legal`` in C++ with ``agent``'s weights, or None where the
+    Python code decides."""
+    core = core_of(view)
+    if core is None:
+        return None
+    try:
+        return int(_native().heuristic_action(
+            core, seat, list(legal), spread=agent.spread, contest=agent.contest, chip_cost=agent.chip_cost,
+            card_weight=agent.card_weight, end_weight=agent.end_weight, danger=bool(agent.danger)))
+    except _REFUSED:
+        return None
+
+
+@cache
+def _backend(switch: str | None) -> str:
+    """``SPEC.backend()`` while ``FIVE_TOWERS_ENGINE`` is ``switch`` (it answers the same as long as the switch
+    stays: whether the core was built does not change in a process)."""
+    return SPEC.backend()
+
+
+@cache
+def _native() -> Any:
+    """The compiled module (imported only once the native core is known to be active)."""
+    return importlib.import_module("five_towers_env.games.campanile._native")
+
+
+__all__ = ["core_of", "greedy_action", "heuristic_action"]
