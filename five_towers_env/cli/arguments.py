@@ -12,6 +12,7 @@ from five_towers_env.agents.registry import agents_of, is_interactive
 from five_towers_env.atomic import file_problem, folder_problem
 from five_towers_env.core.game import DEFAULT_GAME, GAMES, GameSpec, get_game
 from five_towers_env.evaluation.guard import ON_ERROR
+from five_towers_env.limits import cap_workers
 
 #: the longest --move-timeout: a day (a timer's deadline must stay a time the clock can hold)
 MAX_SECONDS = 86_400
@@ -160,6 +161,14 @@ def running(args: argparse.Namespace) -> dict[str, Any]:
 
 # -- checks -------------------------------------------------------------------------------------
 
+def check_running(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """The checks of :func:`add_running`'s options: ``--out`` writable, ``--ray`` installed, ``--workers`` capped
+    at the CPUs (with a warning) unless forced."""
+    check_out(parser, args)
+    check_ray(parser, args)
+    cap_workers(args)
+
+
 def check_out(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """``--out`` must be a folder this process can write in (made when the command writes)."""
     out = getattr(args, "out", None)
@@ -222,5 +231,6 @@ def check_setup(parser: argparse.ArgumentParser, args: argparse.Namespace,
 
 __all__ = ["AGENT_HELP", "GAME_HELP", "MAX_PLAYERS", "MIN_PLAYERS", "Parser", "VARIANTS", "VARIANT_HELP",
            "add_game", "add_running", "add_variant", "check_agents", "check_out", "check_output_file", "check_ray",
+           "check_running",
            "check_setup",
            "game_name", "nonneg", "override", "players", "running", "seconds", "show_plain_warning", "workers"]

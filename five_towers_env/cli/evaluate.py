@@ -6,7 +6,6 @@ import argparse
 from five_towers_env.cli import arguments as a
 from five_towers_env.cli.invocation import Invocation
 from five_towers_env.cli.matches import add_match, journal_path, match_settings, report, stopped
-from five_towers_env.limits import cap_workers
 
 
 def add(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -23,9 +22,7 @@ def add(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     a.check_setup(parser, args, seated=len(args.agents))
-    a.check_out(parser, args)
-    a.check_ray(parser, args)
-    cap_workers(args)
+    a.check_running(parser, args)
     a.check_agents(parser, args.agents, args.game)
     if args.field is not None:
         a.check_agents(parser, [args.field], args.game, "--field")

@@ -8,7 +8,6 @@ from pathlib import Path
 from five_towers_env.cli import arguments as a
 from five_towers_env.cli.invocation import Invocation
 from five_towers_env.cli.matches import stopped
-from five_towers_env.limits import cap_workers
 
 
 def add(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -27,9 +26,7 @@ def add(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     a.check_setup(parser, args)
-    a.check_out(parser, args)
-    a.check_ray(parser, args)
-    cap_workers(args)
+    a.check_running(parser, args)
 
 
 def run(args: argparse.Namespace, invocation: Invocation) -> int:

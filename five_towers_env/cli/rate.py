@@ -7,7 +7,7 @@ import sys
 from five_towers_env.cli import arguments as a
 from five_towers_env.cli.invocation import Invocation
 from five_towers_env.cli.matches import journal_path, report, stopped
-from five_towers_env.limits import cap_workers, games_arg
+from five_towers_env.limits import games_arg
 
 
 def add(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -29,9 +29,7 @@ def add(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     a.check_setup(parser, args)
-    a.check_out(parser, args)
-    a.check_ray(parser, args)
-    cap_workers(args)
+    a.check_running(parser, args)
     a.check_agents(parser, [args.agent], args.game, "AGENT")
 
 

@@ -6,7 +6,7 @@ import argparse
 from five_towers_env.cli import arguments as a
 from five_towers_env.cli.invocation import Invocation
 from five_towers_env.cli.matches import add_match, journal_path, match_settings, report, stopped
-from five_towers_env.limits import cap_workers, tournament_games_problem
+from five_towers_env.limits import tournament_games_problem
 
 
 def add(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -19,15 +19,13 @@ def add(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     a.check_setup(parser, args)
-    a.check_out(parser, args)
-    a.check_ray(parser, args)
+    a.check_running(parser, args)
     if len(args.agents) < 2:
         parser.error(f"argument --agents: a tournament needs at least two agents, got {len(args.agents)} "
                      f"(to measure one agent against itself or others, use evaluate)")
     problem = tournament_games_problem(len(args.agents), args.players, args.games)
     if problem:
         parser.error(f"argument --games: {problem}")
-    cap_workers(args)
     a.check_agents(parser, args.agents, args.game)
 
 

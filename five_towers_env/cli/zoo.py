@@ -7,7 +7,7 @@ from pathlib import Path
 from five_towers_env.cli import arguments as a
 from five_towers_env.cli.invocation import Invocation
 from five_towers_env.cli.matches import stopped
-from five_towers_env.limits import cap_workers, games_arg
+from five_towers_env.limits import games_arg
 
 
 def add(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -36,9 +36,7 @@ def check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     if unknown:
         parser.error(f"argument --setups: {game.title} ships no policy for {', '.join(unknown)}; its setups: "
                      f"{', '.join(k for k in game.shipped_policies if ':' not in k)}")
-    a.check_out(parser, args)
-    a.check_ray(parser, args)
-    cap_workers(args)
+    a.check_running(parser, args)
     a.check_agents(parser, args.field, args.game, "--field")
 
 

@@ -66,7 +66,7 @@ from five_towers_env.training.interrupts import (
 )
 from five_towers_env.training.pv_model import PolicyValueModel, policy_value_loss
 from five_towers_env.training.run_folder import RunFolder
-from five_towers_env.training.trainer import TrainResult
+from five_towers_env.training.trainer import TrainerBase, TrainResult
 
 #: what a run writes into its run folder: a folder holding any of them holds a run, and
 #: ``five-towers expert --force`` removes these and only these
@@ -102,7 +102,7 @@ def _chunks(seeds: list[int], parts: int) -> list[list[int]]:
     return [list(c) for c in np.array_split(np.asarray(seeds, dtype=np.int64), parts) if len(c)]
 
 
-class ExpertTrainer:
+class ExpertTrainer(TrainerBase):
     """Runs (or resumes, from the checkpoint ``resume`` names) one expert-iteration run; see the module
     docstring (the :class:`~.trainer.Trainer` protocol)."""
 
@@ -130,17 +130,7 @@ class ExpertTrainer:
         """``<run>`` for ``<run>/checkpoints/step_G.pt``."""
         return checkpoint_run_dir(checkpoint)
 
-    @classmethod
-    def from_config(cls, cfg: ExpertConfig, progress: bool = True) -> ExpertTrainer:
-        """A new run of ``cfg``."""
-        return cls(cfg, progress=progress)
 
-    @classmethod
-    def resume(cls, path: str | Path, overrides: dict[str, Any] | None = None,
-               progress: bool = True) -> ExpertTrainer:
-        """The run ``path`` names, continued with ``overrides``."""
-        cfg, checkpoint = cls.resume_config(path, overrides)
-        return cls(cfg, resume=checkpoint, progress=progress)
 
     def __init__(self, cfg: ExpertConfig, resume: str | Path | None = None, progress: bool = True) -> None:
         self.cfg = cfg

@@ -68,7 +68,7 @@ from five_towers_env.training.interrupts import TrainingInterrupted, signal_numb
 from five_towers_env.training.pool import OpponentPool
 from five_towers_env.training.reward import shape_reward
 from five_towers_env.training.run_folder import RunFolder, progress_logger
-from five_towers_env.training.trainer import TrainResult
+from five_towers_env.training.trainer import TrainerBase, TrainResult
 from five_towers_env.wrappers.single_agent import SingleAgentGymEnv
 
 if TYPE_CHECKING:
@@ -187,7 +187,7 @@ def _new_model(cfg: TrainConfig, venv: Any) -> MaskablePPO:
         policy_kwargs=policy_kwargs, tensorboard_log=None, verbose=0)
 
 
-class Trainer:
+class Trainer(TrainerBase):
     """One run: builds (or resumes) the model, the pool and the environments, then :meth:`run` (the
     :class:`~.trainer.Trainer` protocol)."""
 
@@ -218,16 +218,7 @@ class Trainer:
         """``<run>`` for ``<run>/checkpoints/step_N.zip``."""
         return checkpoint_run_dir(checkpoint)
 
-    @classmethod
-    def from_config(cls, cfg: TrainConfig, progress: bool = True) -> Trainer:
-        """A new run of ``cfg``."""
-        return cls(cfg, progress=progress)
 
-    @classmethod
-    def resume(cls, path: str | Path, overrides: dict[str, Any] | None = None, progress: bool = True) -> Trainer:
-        """The run ``path`` (a run folder or a checkpoint) continued, with ``overrides``."""
-        cfg, checkpoint = cls.resume_config(path, overrides)
-        return cls(cfg, resume=checkpoint, progress=progress)
 
     def __init__(self, cfg: TrainConfig, resume: str | Path | None = None, progress: bool = True) -> None:
         import torch

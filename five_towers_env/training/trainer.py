@@ -19,7 +19,7 @@ import importlib.util
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, TypeVar
 
 from five_towers_env.atomic import folder_problem
 from five_towers_env.core.game import load
@@ -93,6 +93,31 @@ class Trainer(Protocol):
         """Train to the end of the config; Ctrl-C or SIGTERM raise :class:`.interrupts.TrainingInterrupted`."""
 
 
+T = TypeVar("T", bound="TrainerBase")
+
+
+class TrainerBase:
+    """The two ways into a run that every trainer shares, built on its constructor and ``resume_config``."""
+
+    def __init__(self, cfg: Any, resume: str | Path | None = None, progress: bool = True) -> None:
+        raise NotImplementedError  # each trainer builds its own run
+
+    @classmethod
+    def resume_config(cls, path: str | Path, overrides: dict[str, Any] | None = None) -> tuple[Any, Path]:
+        raise NotImplementedError  # each trainer reads its own checkpoints
+
+    @classmethod
+    def from_config(cls: type[T], cfg: Any, progress: bool = True) -> T:
+        """A new run of ``cfg``."""
+        return cls(cfg, progress=progress)
+
+    @classmethod
+    def resume(cls: type[T], path: str | Path, overrides: dict[str, Any] | None = None, progress: bool = True) -> T:
+        """The run ``path`` (a run folder or any file of a checkpoint) continued, with ``overrides``."""
+        cfg, checkpoint = cls.resume_config(path, overrides)
+        return cls(cfg, resume=checkpoint, progress=progress)
+
+
 def find_trainer(method: str) -> TrainerEntry:
     """The trainer of ``method`` (a key of :data:`TRAINERS`); ``ValueError`` for another."""
     if method not in TRAINERS:
@@ -153,5 +178,6 @@ def prepare_run_folder(trainer: type[Trainer], cfg: Any, checkpoint: Path | None
     return RunFolder(run_dir, trainer.run_files).prepare(new_run=checkpoint is None, force=force, resume=resume)
 
 
-__all__ = ["RL_INSTALL", "RL_MODULES", "TRAINERS", "TrainResult", "Trainer", "TrainerEntry", "find_trainer",
+__all__ = ["RL_INSTALL", "RL_MODULES", "TRAINERS", "TrainResult", "Trainer", "TrainerBase", "TrainerEntry",
+           "find_trainer",
            "missing_packages", "prepare_run_folder", "run_config"]
