@@ -84,9 +84,16 @@ def agent_names(game: str | GameSpec = DEFAULT_GAME) -> tuple[str, ...]:
 def pool_opponents(game: str | GameSpec = DEFAULT_GAME) -> tuple[str, ...]:
     """The agents of ``game`` a trainer may seat as rule-based opponents (a self-play pool, a baseline): those
     whose class says ``pool_opponent`` (:class:`~five_towers_env.core.agent.AgentBase`), in the order of
-    :func:`agents_of`."""
-    return tuple(name for name in agents_of(game)
-                 if getattr(agent_class(name, game=game), "pool_opponent", AgentBase.pool_opponent))
+    :func:`agents_of`; an agent whose optional dependency is missing (OpenSpiel's bots) is none of them."""
+    return tuple(name for name in agents_of(game) if _pool_opponent(name, game))
+
+
+def _pool_opponent(name: str, game: str | GameSpec) -> bool:
+    try:
+        cls = agent_class(name, game=game)
+    except ImportError:  # its module needs an extra that is not installed: it cannot sit in a pool here
+        return False
+    return bool(getattr(cls, "pool_opponent", AgentBase.pool_opponent))
 
 
 def unknown_agent_message(name: Any, game: str | GameSpec = DEFAULT_GAME) -> str:
