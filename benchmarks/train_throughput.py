@@ -6,9 +6,9 @@
 For each game's default config (5 Towers ``configs/ppo_selfplay_2p.yaml``, Campanile
 ``configs/ppo_campanile_2p.yaml``) and each checkout (this one, and any ``--checkout PATH=LABEL``, for
 example a ``git worktree`` of an older commit), a fresh process imports that checkout's package and
-builds that checkout's ``Trainer`` from that checkout's config with the imitation warm start off, then:
+builds that checkout's PPO trainer from that checkout's config with the imitation warm start off, then:
 
-1. times one evaluation (``Trainer.evaluate()``: what the run does every ``eval_every`` steps);
+1. times one evaluation (the trainer's ``evaluate()``: what the run does every ``eval_every`` steps);
 2. trains one warm-up rollout, then ``--steps`` learner steps, timing the pieces below.
 
 Rows are measured in turn, in ``--rounds`` rounds of alternating order; a ratio is taken within a
@@ -33,6 +33,7 @@ shared and noisy.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import statistics
@@ -89,7 +90,7 @@ def _instrument(counters: Any) -> dict[str, float]:
             if name in vars(cls):
                 setattr(cls, name, cpu_timer(CATEGORIES.index("opponents"), vars(cls)[name]))
     env_total = CATEGORIES.index("env_total")
-    vec_env = _module("five_towers_env.training.vec_env")
+    vec_env = _module("five_towers_env.training.ppo.vec_env") or _module("five_towers_env.training.vec_env")  # new, old
     if vec_env is not None:  # the batched games: one vector step is the unit of environment work
         for cls in (vec_env.SelfPlayVecEnv,):
             cls.step_wait = _cpu_timer(counters, env_total, cls.step_wait)
@@ -126,8 +127,6 @@ def _cpu_timer(counters: Any, index: int, fn: Any, depth: dict[str, int] | None 
 
 
 def _module(name: str) -> Any:
-    import importlib
-
     try:
         return importlib.import_module(name)
     except ImportError:
@@ -157,13 +156,12 @@ def measure(config: str, steps: int, overrides: dict[str, Any] | None = None) ->
     counters = _shared_counters()
     wall = _instrument(counters)
     wall_timer = wall.pop("_wall_timer")
-    from five_towers_env.training.config import load_config
-    from five_towers_env.training.selfplay import Trainer
+    trainer_class = _ppo_trainer()
 
     with tempfile.TemporaryDirectory() as tmp:
-        cfg = load_config(config, {"out_dir": tmp, "imitation.games": 0, "final_eval_games": 0,
-                                   "total_timesteps": 10**9, **(overrides or {})})
-        trainer = Trainer(cfg, progress=False)
+        cfg = trainer_class.load_config(config, {"out_dir": tmp, "imitation.games": 0, "final_eval_games": 0,
+                                                 "total_timesteps": 10**9, **(overrides or {})})
+        trainer = trainer_class(cfg, progress=False)
         venv = trainer.venv
         venv.step_wait = wall_timer("env_wait_s", venv.step_wait)
         venv.env_method = wall_timer("env_wait_s", venv.env_method)  # the action masks, every step
@@ -208,11 +206,27 @@ def measure(config: str, steps: int, overrides: dict[str, Any] | None = None) ->
     return row
 
 
+def _ppo_trainer() -> Any:
+    """This process's checkout's PPO trainer class, wherever that checkout keeps it."""
+    try:
+        from five_towers_env.training.trainer import TRAINERS  # the trainer table (issue 56 onwards)
+
+        return TRAINERS["ppo"].load()
+    except ImportError:  # an older checkout: the trainer in training/selfplay.py, its config a module beside it
+        selfplay = importlib.import_module("five_towers_env.training.selfplay")
+        config = importlib.import_module("five_towers_env.training.config")
+
+        class OldTrainer(selfplay.Trainer):  # type: ignore[name-defined,misc]
+            load_config = staticmethod(config.load_config)
+
+        return OldTrainer
+
+
 def _learn(trainer: Any, steps: int) -> None:
     if hasattr(trainer, "learn_steps"):
         trainer.learn_steps(steps)
     else:  # a checkout from before learn_steps
-        from five_towers_env.training.selfplay import episode_callback
+        episode_callback = importlib.import_module("five_towers_env.training.selfplay").episode_callback
 
         trainer.model.learn(steps, reset_num_timesteps=False,
                             callback=episode_callback(10**9, int(trainer.model.num_timesteps), False))

@@ -22,9 +22,9 @@ from five_towers_env.agents.network_file import NetworkFileError, NumpyNetwork, 
 from five_towers_env.agents.npz_reader import MAX_ENTRY_BYTES, NpzError, read_npz
 from five_towers_env.cli import main
 from five_towers_env.core.game import game_names, get_game
-from five_towers_env.training import config as train_config
 from five_towers_env.training.config_base import ConfigError
-from five_towers_env.training.expert_config import ExpertConfig, build_expert_config
+from five_towers_env.training.expert.config import ExpertConfig, build_expert_config
+from five_towers_env.training.ppo import config as train_config
 
 OBS, ACTIONS = get_game("campanile").observation_size, get_game("campanile").num_actions
 

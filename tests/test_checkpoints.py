@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from five_towers_env.cli import main
-from five_towers_env.training.config import load_config
+from five_towers_env.training.ppo.config import load_config
 
 pytest.importorskip("sb3_contrib")
 
@@ -52,10 +52,10 @@ def files(folder: Path) -> dict[str, tuple[bytes, int]]:
 @pytest.fixture(scope="module")
 def tiny_run(tmp_path_factory) -> Path:
     """A finished :data:`TINY` run: checkpoints step_256 and step_512, and a snapshot at each evaluation."""
-    from five_towers_env.training.selfplay import Trainer
+    from five_towers_env.training.ppo.trainer import PPOTrainer
 
     cfg = load_config(SMOKE, {**TINY, "out_dir": str(tmp_path_factory.mktemp("runs"))})
-    Trainer(cfg, progress=False).run()
+    PPOTrainer(cfg, progress=False).run()
     return cfg.run_dir
 
 
@@ -70,11 +70,11 @@ def run_copy(tiny_run, tmp_path) -> Path:
 # -- writing: atomic saves ------------------------------------------------------------------------
 
 def test_a_save_cut_off_leaves_no_partial_file_and_the_previous_checkpoint_whole(tmp_path):
-    from five_towers_env.training.checkpoints import checkpoint_state
-    from five_towers_env.training.selfplay import Trainer
+    from five_towers_env.training.ppo.checkpoints import checkpoint_state
+    from five_towers_env.training.ppo.trainer import PPOTrainer
 
     cfg = load_config(SMOKE, {**TINY, "out_dir": str(tmp_path)})
-    trainer = Trainer(cfg, progress=False)
+    trainer = PPOTrainer(cfg, progress=False)
     first = trainer.checkpoint()
     trainer.model.num_timesteps = 256
 
@@ -94,7 +94,7 @@ def test_a_save_cut_off_leaves_no_partial_file_and_the_previous_checkpoint_whole
 
 
 def test_checkpoint_files_are_renamed_into_place_json_last(tmp_path, monkeypatch):
-    from five_towers_env.training import checkpoints
+    from five_towers_env.training.ppo import checkpoints
 
     class Model:
         def save(self, f):
@@ -192,7 +192,7 @@ def test_a_truncated_checkpoint_is_a_clear_error_naming_the_newest_whole_one(run
     assert "Traceback" not in err and err.count("\n") == 1 and out == ""
     assert files(run_copy) == before  # config.yaml and everything else untouched
     # --resume <run folder> takes its newest whole checkpoint
-    from five_towers_env.training.checkpoints import resolve_checkpoint
+    from five_towers_env.training.ppo.checkpoints import resolve_checkpoint
 
     assert resolve_checkpoint(run_copy) == resolve_checkpoint(run_copy / "checkpoints") == whole
 
@@ -219,7 +219,7 @@ def test_resuming_a_copied_run_writes_only_into_the_copy(tiny_run, run_copy, cap
     assert files(tiny_run) == original
     resumed = load_config(run_copy / "config.yaml")
     assert resumed.run_dir == run_copy
-    from five_towers_env.training.checkpoints import checkpoint_state
+    from five_towers_env.training.ppo.checkpoints import checkpoint_state
 
     state = checkpoint_state(run_copy / "checkpoints" / "step_512.zip")
     assert state["snapshots"] and all(Path(s).parent == run_copy / "snapshots" for s in state["snapshots"])
@@ -231,7 +231,7 @@ def test_resuming_a_run_folder_continues_from_its_newest_checkpoint(run_copy, ca
     code, out, err = run_cli(capsys, "train", "--resume", run_copy, "--no-progress")
     assert code == 0, err
     assert f"run folder: {run_copy}" in out
-    from five_towers_env.training.checkpoints import checkpoint_state
+    from five_towers_env.training.ppo.checkpoints import checkpoint_state
 
     assert checkpoint_state(run_copy)["timesteps"] == 512  # from step_256, one more rollout
 
@@ -287,7 +287,7 @@ def test_an_unwritable_run_folder_is_a_usage_error(capsys):
 # -- Ctrl-C ----------------------------------------------------------------------------------------
 
 def test_ctrl_c_mid_rollout_saves_a_checkpoint_that_resumes(tmp_path, capsys, monkeypatch):
-    from five_towers_env.training import selfplay
+    from five_towers_env.training.ppo import trainer as selfplay
 
     real = selfplay.episode_callback
 
@@ -310,7 +310,7 @@ def test_ctrl_c_mid_rollout_saves_a_checkpoint_that_resumes(tmp_path, capsys, mo
     ckpt = tmp_path / "ppo_smoke" / "checkpoints" / "step_100.zip"
     assert code == 130, err
     assert f"interrupted: saved checkpoint {ckpt}; resume with five-towers train --resume {ckpt}" in err
-    from five_towers_env.training.checkpoints import is_whole
+    from five_towers_env.training.ppo.checkpoints import is_whole
 
     assert "Traceback" not in err and is_whole(ckpt)
     # the curve is drawn at every evaluation, so a stopped run has one (of its first evaluation here)
@@ -322,12 +322,12 @@ def test_ctrl_c_mid_rollout_saves_a_checkpoint_that_resumes(tmp_path, capsys, mo
 
 
 def test_ctrl_c_before_training_says_nothing_was_saved(tmp_path, capsys, monkeypatch):
-    from five_towers_env.training.selfplay import Trainer
+    from five_towers_env.training.ppo.trainer import PPOTrainer
 
     def interrupted(self):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(Trainer, "imitate", interrupted)  # Ctrl-C during the warm start
+    monkeypatch.setattr(PPOTrainer, "imitate", interrupted)  # Ctrl-C during the warm start
     try:
         code, _, err = run_cli(capsys, "train", "--config", SMOKE,
                                "--set", *tiny_set(tmp_path, **{"imitation.games": 1}))
@@ -369,7 +369,7 @@ def test_a_signal_saves_a_checkpoint_and_exits_without_a_traceback(tmp_path, sig
     assert "Traceback" not in err, err
     saved = re.search(r"interrupted: saved checkpoint (\S+); resume with five-towers train --resume (\S+)\n", err)
     assert saved and saved.group(1) == saved.group(2), err
-    from five_towers_env.training.checkpoints import is_whole
+    from five_towers_env.training.ppo.checkpoints import is_whole
 
     assert is_whole(Path(saved.group(1)))
 
@@ -401,11 +401,11 @@ def test_ctrl_c_during_the_warm_start_exits_with_worker_processes(tmp_path):
 # -- the progress bar -----------------------------------------------------------------------------
 
 def test_the_progress_bar_stops_at_the_total(tmp_path, capsys):
-    from five_towers_env.training.selfplay import Trainer
+    from five_towers_env.training.ppo.trainer import PPOTrainer
 
     # learn(300) runs two whole rollouts of 256: 512 steps, past the total of 300
     cfg = load_config(SMOKE, {**TINY, "out_dir": str(tmp_path), "total_timesteps": 300, "eval_every": 300})
-    trainer = Trainer(cfg, progress=True)
+    trainer = PPOTrainer(cfg, progress=True)
     trainer.run()
     err = capsys.readouterr().err
     assert trainer.model.num_timesteps == 512

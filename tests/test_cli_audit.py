@@ -109,10 +109,10 @@ def test_damaged_checkpoint_states_are_refused_in_one_line(kind_name, state, tmp
     from five_towers_env.training.checkpoint_files import CheckpointError, read_state
 
     if kind_name == "ppo":
-        from five_towers_env.training.checkpoints import PPO_CHECKPOINT as kind
+        from five_towers_env.training.ppo.checkpoints import PPO_CHECKPOINT as kind
     else:
         pytest.importorskip("torch")
-        from five_towers_env.training.expert_config import EXPERT_CHECKPOINT as kind
+        from five_towers_env.training.expert.config import EXPERT_CHECKPOINT as kind
     checkpoint = tmp_path / f"step_1{kind.suffix}"
     kind.state_file(checkpoint).write_text(state if isinstance(state, str) else json.dumps(state))
     with pytest.raises(CheckpointError) as exc:

@@ -90,7 +90,7 @@ def test_cli_module_runs_as_a_script():
     ("just words\n", "must be a mapping of settings"),
 ], ids=["empty", "comment_only", "list", "scalar"])
 def test_empty_or_non_mapping_config_rejected(in_tmp, capsys, text, words):
-    from five_towers_env.training.config import ConfigError, load_config
+    from five_towers_env.training.ppo.config import ConfigError, load_config
 
     config = in_tmp / "c.yaml"
     config.write_text(text)
@@ -150,8 +150,8 @@ def test_unknown_agent_setting_lists_the_valid_ones(capsys):
         evaluate(["random:depth=3", "random"], num_games=2, progress=False)
     with pytest.raises(ValueError, match="seed is not an agent setting"):
         parse_agent_spec("greedy:seed=3")
-    assert check_agent_settings("ppo", {"path": "x.npz", "deterministic": False}) == {"path": "x.npz",
-                                                                                      "deterministic": False}
+    settings = {"path": "x.npz", "deterministic": False}
+    assert check_agent_settings("ppo", settings, game="five_towers") == settings
 
 
 def test_unknown_agent_lists_the_known_ones(capsys):
@@ -322,7 +322,7 @@ def test_position_of_another_player_count_or_variant_rejected():
 # -- 11. and 12. config values and --set ---------------------------------------------------------------
 
 def test_exponent_numbers_get_a_yaml_hint(in_tmp, capsys):
-    from five_towers_env.training.config import ConfigError, config_from_dict, load_config
+    from five_towers_env.training.ppo.config import ConfigError, config_from_dict, load_config
 
     config = in_tmp / "c.yaml"
     config.write_text("total_timesteps: 1e5\n")
@@ -344,7 +344,7 @@ def test_exponent_numbers_get_a_yaml_hint(in_tmp, capsys):
 
 
 def test_set_typo_is_blamed_on_the_set_override(in_tmp, capsys):
-    from five_towers_env.training.config import ConfigError, load_config
+    from five_towers_env.training.ppo.config import ConfigError, load_config
 
     config = in_tmp / "c.yaml"
     config.write_text("seed: 1\n")
@@ -381,7 +381,7 @@ def _zip(path: Path) -> Path:
 
 def test_resume_missing_checkpoint(in_tmp, capsys):
     pytest.importorskip("sb3_contrib")
-    from five_towers_env.training.checkpoints import checkpoint_state
+    from five_towers_env.training.ppo.checkpoints import checkpoint_state
 
     ckpt = in_tmp / "runs" / "x" / "checkpoints" / "step_5.zip"
     err = assert_usage_error(capsys, "train", "--resume", ckpt)

@@ -351,8 +351,8 @@ def test_cli_rejects_bad_agents(capsys):
 def test_final_evaluation_table_saved(tmp_path):
     """The table ``five-towers train`` prints at the end is also written into the run folder."""
     from five_towers_env.core.game import get_game
-    from five_towers_env.training.config import TrainConfig
-    from five_towers_env.training.eval_games import final_evaluation
+    from five_towers_env.training.ppo.config import TrainConfig
+    from five_towers_env.training.ppo.eval_games import final_evaluation
 
     cfg = TrainConfig(name="run", out_dir=str(tmp_path), eval_opponents=["random"], seed=0)
     text = final_evaluation(get_game("five_towers").policy_path(2, "base"), cfg, 4, progress=False)

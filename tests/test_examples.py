@@ -48,12 +48,13 @@ def test_training_script(tmp_path):
     # exported final policy (the same weights) scores over the same seeded games
     out = run("training/checkpoint_curve.py", str(run_dir), "--opponents", "greedy", "--games", "6")
     from five_towers_env.analysis.checkpoint_curve import run_checkpoints
-    from five_towers_env.training.eval_games import evaluation_table
+    from five_towers_env.training.ppo.eval_games import evaluation_table
 
     with open(run_dir / "checkpoint_curve.csv") as f:
         rows = list(csv.DictReader(f))
     assert [int(r["timesteps"]) for r in rows] == [t for t, _ in run_checkpoints(run_dir)]
-    final = evaluation_table(run_dir / "policy.npz", 2, "base", ["greedy"], 6, seed=0, progress=False)[0]
+    final = evaluation_table(run_dir / "policy.npz", 2, "base", ["greedy"], 6, seed=0, progress=False,
+                             game="five_towers")[0]
     assert float(rows[-1]["win_rate_vs_greedy"]) == final["win_rate"]
     assert (run_dir / "checkpoint_curve.png").stat().st_size > 0 and "| timesteps |" in out
     assert all(float(r["wall_s"]) > 0 for r in rows)  # each checkpoint's time into the run

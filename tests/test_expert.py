@@ -9,13 +9,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from five_towers_env.training.config import ConfigError, load_config
-from five_towers_env.training.expert_config import (
+from five_towers_env.training.expert.config import (
     ExpertConfig,
     build_expert_config,
     expert_settings_table,
     load_expert_config,
 )
+from five_towers_env.training.ppo.config import ConfigError, load_config
 
 ROOT = Path(__file__).resolve().parents[1]
 EXPERT_CONFIGS = sorted(p for p in (ROOT / "configs").glob("*.yaml") if "method: expert_iteration" in p.read_text())
@@ -71,7 +71,7 @@ def test_export_matches_the_torch_model(game, architecture, tmp_path):
     """The numpy network the agents read computes what the torch model computes."""
     from five_towers_env.agents.guided import PolicyValueNet
     from five_towers_env.core.game import get_game
-    from five_towers_env.training.pv_model import PolicyValueModel
+    from five_towers_env.training.expert.model import PolicyValueModel
 
     spec = get_game(game)
     torch.manual_seed(0)
@@ -93,8 +93,8 @@ def test_selfplay_positions_are_consistent(tmp_path):
     """Every self-play position: a legal-only policy target summing to 1, outcome shares summing to 1,
     and the same games from the same seeds."""
     from five_towers_env.core.game import get_game
-    from five_towers_env.training.expert_data import network_games, selfplay_games
-    from five_towers_env.training.pv_model import PolicyValueModel
+    from five_towers_env.training.expert.data import network_games, selfplay_games
+    from five_towers_env.training.expert.model import PolicyValueModel
 
     spec = get_game("campanile")
     model = PolicyValueModel("mlp", spec.observation_size, spec.num_actions, 2)
@@ -116,7 +116,7 @@ def test_teacher_positions_are_its_values_softened():
     """A teacher's positions: the policy target is the soft-max of its candidates' values over the temperature
     (legal actions only, its best candidate the most likely), the value target the outcome; same seeds,
     same positions."""
-    from five_towers_env.training.expert_data import teacher_games, value_target
+    from five_towers_env.training.expert.data import teacher_games, value_target
 
     target = value_target({3: 0.5, 7: 0.52, 9: 0.1}, 12, 0.02)
     assert target is not None and target.argmax() == 7 and target[[3, 7, 9]].sum() == pytest.approx(1)
@@ -135,8 +135,8 @@ def test_a_guided_teacher_searches_with_the_run_s_network(tmp_path):
     (and the actions reaching the same round ends) are the targets, zero elsewhere; without a path it plays
     the network it is given."""
     from five_towers_env.core.game import get_game
-    from five_towers_env.training.expert_data import teacher_games
-    from five_towers_env.training.pv_model import PolicyValueModel
+    from five_towers_env.training.expert.data import teacher_games
+    from five_towers_env.training.expert.model import PolicyValueModel
 
     spec = get_game("five_towers")
     torch.manual_seed(0)
@@ -157,8 +157,8 @@ def test_a_teacher_prior_tilts_the_targets_towards_the_network(tmp_path):
     same games (the teacher's choices do not depend on it), targets nearer the network's policy."""
     from five_towers_env.agents.guided import NetworkAgent
     from five_towers_env.core.game import get_game
-    from five_towers_env.training.expert_data import teacher_games, value_target
-    from five_towers_env.training.pv_model import PolicyValueModel
+    from five_towers_env.training.expert.data import teacher_games, value_target
+    from five_towers_env.training.expert.model import PolicyValueModel
 
     log_prior = np.log(np.array([0.1, 0.2, 0.3, 0.4]))
     target = value_target({0: 0.5, 2: 0.6}, 4, 0.1, log_prior, 1.0)
@@ -195,8 +195,8 @@ def test_a_network_share_of_one_plays_the_network_s_moves_labelled_by_the_teache
     from five_towers_env.agents.guided import NetworkAgent
     from five_towers_env.core.game import get_game
     from five_towers_env.play import play_game
-    from five_towers_env.training.expert_data import teacher_games
-    from five_towers_env.training.pv_model import PolicyValueModel
+    from five_towers_env.training.expert.data import teacher_games
+    from five_towers_env.training.expert.model import PolicyValueModel
 
     spec = get_game("five_towers")
     torch.manual_seed(0)
@@ -227,7 +227,7 @@ def test_a_network_share_of_one_plays_the_network_s_moves_labelled_by_the_teache
 
 def test_a_policy_value_network_starts_its_value_head_too(tmp_path):
     from five_towers_env.core.game import get_game
-    from five_towers_env.training.pv_model import PolicyValueModel
+    from five_towers_env.training.expert.model import PolicyValueModel
 
     spec = get_game("campanile")
     torch.manual_seed(1)
@@ -245,7 +245,7 @@ def test_a_policy_value_network_starts_its_value_head_too(tmp_path):
 def test_exported_networks_carry_the_guided_settings(tmp_path):
     """A run's ``guided`` settings travel in its networks' meta, so ``guided`` plays them by default."""
     from five_towers_env.agents import make_agent
-    from five_towers_env.training.expert import ExpertTrainer
+    from five_towers_env.training.expert.trainer import ExpertTrainer
 
     cfg = build_expert_config({"game": "campanile", "architecture": "mlp", "out_dir": str(tmp_path),
                                "guided": "search=puct,simulations=16,determinisations=2"})

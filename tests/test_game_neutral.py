@@ -214,6 +214,60 @@ def test_game_neutral_code_names_no_games_agent_and_compares_no_agent_names():
     assert not problems, "agents named or compared by name:\n" + "\n".join(problems)
 
 
+#: the public entry points that may assume 5 Towers when no game is given ("path:function"); every function
+#: below them takes a required game, so a caller that forgets it gets a TypeError, not 5 Towers
+DEFAULT_GAME_ENTRY_POINTS = {
+    "agents/registry.py:make_agent", "agents/registry.py:make_agent_from_text",  # agents by name
+    "agents/human.py:__init__", "agents/policy.py:__init__", "agents/guided.py:__init__",  # agent classes
+    "evaluation/match.py:evaluate", "evaluation/rate.py:rate", "evaluation/tournament.py:round_robin",
+    "evaluation/specs.py:parse_agent_spec", "evaluation/specs.py:resolve_specs",  # evaluation's public API
+    "play.py:play_game",
+    "wrappers/single_agent.py:__init__", "wrappers/gym_vector.py:__init__", "core/vector_env.py:__init__",  # envs
+    "integrations/rllib.py:selfplay_ppo_config", "integrations/rllib.py:evaluate_module",
+    "training/ppo/networks.py:__init__",  # a typed SB3 policy saved before its game was recorded is 5 Towers'
+}
+
+
+def _default_game_functions(path: Path, rel: str) -> set[str]:
+    """``rel:function`` for each function of ``path`` with a parameter defaulting to ``DEFAULT_GAME`` (or to None
+    where the function reads None as the default game: it names ``DEFAULT_GAME`` in its body)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        positional = node.args.posonlyargs + node.args.args
+        pairs = list(zip(positional[len(positional) - len(node.args.defaults):], node.args.defaults))
+        pairs += [(p, d) for p, d in zip(node.args.kwonlyargs, node.args.kw_defaults) if d is not None]
+        defaults = [d for _, d in pairs]
+        game_none = any(p.arg == "game" and isinstance(d, ast.Constant) and d.value is None for p, d in pairs) and any(
+            isinstance(n, ast.Name) and n.id == "DEFAULT_GAME" for n in ast.walk(node))
+        if any(isinstance(d, ast.Name) and d.id == "DEFAULT_GAME" for d in defaults) or game_none:
+            found.add(f"{rel}:{node.name}")
+    return found
+
+
+def test_only_public_entry_points_assume_a_game():
+    found = set()
+    for path in _neutral_files():
+        found |= _default_game_functions(path, path.relative_to(PACKAGE).as_posix())
+    below = found - DEFAULT_GAME_ENTRY_POINTS
+    assert not below, f"below the entry points, assuming a game: {below}"
+    assert DEFAULT_GAME_ENTRY_POINTS <= found, f"listed, assuming no game now: {DEFAULT_GAME_ENTRY_POINTS - found}"
+
+
+def test_the_default_game_scan_catches_both_kinds(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text(textwrap.dedent('''
+        def a(game=DEFAULT_GAME): ...
+        def b(*, game: str | None = None):
+            return get_game(game or DEFAULT_GAME)
+        def c(game): ...
+        def d(name, game):
+            return "" if game == DEFAULT_GAME else name
+    '''))
+    assert _default_game_functions(bad, "x.py") == {"x.py:a", "x.py:b"}
+
+
 @pytest.mark.parametrize("game", GAME_NAMES)
 def test_no_game_imports_another(game):
     others = re.compile(r"^five_towers_env\.games\.({})(\.|$)".format("|".join(g for g in GAME_NAMES if g != game)))

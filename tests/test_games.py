@@ -73,10 +73,15 @@ def recorded(players: int = 3, variant: str = "pile", seed: int = 4) -> dict:
 # -- registry ---------------------------------------------------------------------------------
 
 def test_registry_is_per_game_and_five_towers_stays_the_default():
-    assert agents_of() == agents_of(GAMES["five_towers"]) and "ppo" in agents_of()
+    assert agents_of("five_towers") == agents_of(GAMES["five_towers"]) and "ppo" in agents_of("five_towers")
     assert "greedy" in GAMES["five_towers"].agents and "ppo" not in GAMES["five_towers"].agents  # its own only
-    assert agent_class("greedy") is agent_class("greedy", game="five_towers")
-    assert agent_class("random", game="campanile") is agent_class("random")
+    assert agent_class("greedy", game=GAMES["five_towers"]) is agent_class("greedy", game="five_towers")
+    assert agent_class("random", game="campanile") is agent_class("random", game="five_towers")
+    # below the public entry points (make_agent, evaluate, the command line) the game is never assumed
+    with pytest.raises(TypeError):
+        agents_of()  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        agent_class("greedy")  # type: ignore[call-arg]
     with pytest.raises(AgentSettingError) as err:
         make_agent("alphazero", game="campanile")
     assert str(err.value) == f"unknown agent 'alphazero' for Campanile; known: {', '.join(agents_of('campanile'))}"
@@ -90,7 +95,7 @@ def test_campanile_agents_resolve_to_campanile_classes():
     for name in ("greedy", "heuristic", "mcts"):
         cls = agent_class(name, game="campanile")
         assert cls.__module__.startswith("five_towers_env.games.campanile.agents"), cls
-        assert cls is not agent_class(name)
+        assert cls is not agent_class(name, game="five_towers")
 
 
 def test_agent_specs_resolve_against_the_game():

@@ -186,7 +186,7 @@ FIVE_TOWERS_SETTINGS = {"net": {}, "guided": {"simulations": 24, "determinisatio
 def _training_target(agent, num_actions: int):
     """The policy target expert iteration makes from the agent's last decision: the PUCT search's improved
     policy (self-play), or the soft-max of a search's candidate values (teacher generations)."""
-    from five_towers_env.training.expert_data import value_target
+    from five_towers_env.training.expert.data import value_target
 
     result = getattr(agent, "last", None)
     if result is not None:

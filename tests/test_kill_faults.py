@@ -29,8 +29,8 @@ import pytest
 import yaml
 
 from five_towers_env.atomic import PARTIAL
-from five_towers_env.training.checkpoints import is_whole, is_whole_zip, newest_whole_checkpoint
-from five_towers_env.training.config import config_to_dict, load_config
+from five_towers_env.training.ppo.checkpoints import is_whole, is_whole_zip, newest_whole_checkpoint
+from five_towers_env.training.ppo.config import config_to_dict, load_config
 
 pytest.importorskip("sb3_contrib")
 

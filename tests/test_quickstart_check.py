@@ -50,7 +50,7 @@ def test_one_changed_figure_fails_the_check(tmp_path, capsys):
 
 def test_a_committed_config_is_the_config_a_fresh_run_writes():
     yaml = pytest.importorskip("yaml")
-    from five_towers_env.training.config import config_to_dict, load_config
+    from five_towers_env.training.ppo.config import config_to_dict, load_config
 
     committed = yaml.safe_load((COMMITTED / "config.yaml").read_text())
     fresh = config_to_dict(load_config(ROOT / "configs" / "ppo_quick_2p.yaml", {"out_dir": committed["out_dir"]}))

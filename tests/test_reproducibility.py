@@ -12,16 +12,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from five_towers_env.training.config import load_config
+from five_towers_env.training.ppo.config import load_config
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 
 
 def _train(out: Path):
-    from five_towers_env.training.selfplay import Trainer
+    from five_towers_env.training.ppo.trainer import PPOTrainer
 
     cfg = load_config(CONFIGS / "ppo_smoke.yaml", {"out_dir": str(out), "subproc": True})
-    policy = Trainer(cfg, progress=False).run().network
+    policy = PPOTrainer(cfg, progress=False).run().network
     with open(cfg.run_dir / "eval_log.csv") as f:
         log = [{k: v for k, v in row.items() if k != "wall_s"} for row in csv.DictReader(f)]
     return log, dict(np.load(policy))

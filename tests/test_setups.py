@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from five_towers_env.core.game import GAMES, get_game
-from five_towers_env.training.config import ConfigError, load_config, parse_setup
+from five_towers_env.training.ppo.config import ConfigError, load_config, parse_setup
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 
@@ -47,10 +47,10 @@ def test_every_shipped_policy_comes_from_a_committed_config_of_its_setup(game):
 
 
 def test_pool_sampler_fits_each_game_size():
-    from five_towers_env.training.pool import PoolSampler
+    from five_towers_env.training.ppo.pool import PoolSampler
     from five_towers_env.wrappers.single_agent import SingleAgentGymEnv
 
-    sampler = PoolSampler([("random", 1.0)], num_opponents=1)
+    sampler = PoolSampler([("random", 1.0)], num_opponents=1, game="five_towers")
     assert len(sampler.for_players(5)(np.random.default_rng(0))) == 4
     assert sampler.for_players(2) is sampler
     env = SingleAgentGymEnv("five_towers", num_players=4, opponent_sampler=sampler)
@@ -63,7 +63,7 @@ def test_pool_sampler_fits_each_game_size():
 @pytest.fixture(scope="module")
 def setups_run(tmp_path_factory):
     pytest.importorskip("sb3_contrib")
-    from five_towers_env.training.selfplay import Trainer
+    from five_towers_env.training.ppo.trainer import PPOTrainer
 
     out = tmp_path_factory.mktemp("runs")
     shipped = "five_towers_env/games/campanile/policies/ppo_campanile_2p.npz"
@@ -71,7 +71,7 @@ def setups_run(tmp_path_factory):
         "out_dir": str(out), "setups": ["3p-pile", "2p-played"], "init_policy": shipped, "value_warmup_steps": 512,
         "imitation.games": 0, "ppo.net_arch": [256, 256], "ppo.activation": "relu", "eval_opponents": ["random"],
         "final_eval_games": 2, "pool.snapshot_weight": 0.0})
-    trainer = Trainer(cfg, progress=False)
+    trainer = PPOTrainer(cfg, progress=False)
     first = trainer.current_agent()
     first_logits = first.logits(np.eye(first.obs_size, dtype=np.float32)[:8])
     policy = trainer.run().network
@@ -115,7 +115,7 @@ def test_a_multi_setup_policy_records_its_setups_and_plays_them_all(setups_run):
     result = evaluate([("ppo", {"path": str(policy)})], num_games=3, num_players=3, variant="pile", field="random",
                       game="campanile", progress=False)
     assert result.agents[0]["n_seat_games"] == 3
-    from five_towers_env.training.eval_games import final_evaluation
+    from five_towers_env.training.ppo.eval_games import final_evaluation
 
     text = final_evaluation(policy, cfg, games=2, progress=False)
     assert "(campanile, 3 players, pile" in text and "(campanile, 2 players, played" in text
@@ -126,16 +126,16 @@ def test_a_multi_setup_policy_records_its_setups_and_plays_them_all(setups_run):
 
 def test_warm_start_refuses_another_architecture(tmp_path):
     pytest.importorskip("sb3_contrib")
-    from five_towers_env.training.selfplay import Trainer
+    from five_towers_env.training.ppo.trainer import PPOTrainer
 
     cfg = load_config(CONFIGS / "ppo_smoke.yaml", {
         "out_dir": str(tmp_path), "init_policy": "five_towers_env/games/five_towers/policies/ppo_2p_base.npz"})
     with pytest.raises(ValueError, match="is a typed network; this run trains a mlp one"):
-        Trainer(cfg, progress=False)
+        PPOTrainer(cfg, progress=False)
     cfg = load_config(CONFIGS / "ppo_campanile_smoke.yaml", {
         "out_dir": str(tmp_path), "init_policy": "five_towers_env/games/campanile/policies/ppo_campanile_2p.npz"})
     with pytest.raises(ValueError, match=r"w0 is \(256, \d+\), the run's network needs \(64, \d+\)"):
-        Trainer(cfg, progress=False)
+        PPOTrainer(cfg, progress=False)
 
 
 # -- one agent against a field, the equal share ---------------------------------------------
@@ -252,7 +252,7 @@ def test_zoo_lists_and_measures_the_shipped_policies(tmp_path, capsys):
 
 def test_imitation_teacher_takes_agent_settings():
     """``imitation.teacher`` is an agent spec: a search teacher with its budget, a bad setting named."""
-    from five_towers_env.training.config import ConfigError, build_config
+    from five_towers_env.training.ppo.config import ConfigError, build_config
 
     assert build_config({"imitation": {"teacher": "mcts:simulations=200"}}).imitation.teacher == "mcts:simulations=200"
     with pytest.raises(ConfigError, match="imitation.teacher: mcts has no setting 'simulation'"):

@@ -120,7 +120,7 @@ def test_a_moved_expert_run_resumes_where_it_is(tmp_path, capsys):
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["Ctrl-C", "SIGTERM"])
 def test_expert_interrupted_exits_as_train_does(tmp_path, capsys, monkeypatch, signum):
-    from five_towers_env.training.expert import ExpertTrainer
+    from five_towers_env.training.expert.trainer import ExpertTrainer
 
     run = _expert_run(tmp_path, capsys)
     real = ExpertTrainer._generation
@@ -143,7 +143,7 @@ def test_expert_interrupted_exits_as_train_does(tmp_path, capsys, monkeypatch, s
 
 
 def test_expert_interrupted_before_a_checkpoint_says_none(tmp_path, capsys, monkeypatch):
-    from five_towers_env.training.expert import ExpertTrainer
+    from five_towers_env.training.expert.trainer import ExpertTrainer
 
     def interrupted(self, *args):
         raise KeyboardInterrupt

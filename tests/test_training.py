@@ -7,14 +7,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from five_towers_env.training.config import (
+from five_towers_env.training.config_base import write_settings
+from five_towers_env.training.ppo.config import (
     ConfigError,
     TrainConfig,
     config_from_dict,
     config_to_dict,
     load_config,
 )
-from five_towers_env.training.config_base import write_settings
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 #: the PPO configs (the expert-iteration ones, method: expert_iteration, are tested in test_expert.py)
@@ -40,8 +40,8 @@ def test_config_files_cover_the_required_runs():
 def test_every_setting_is_documented_and_in_the_readme():
     import dataclasses
 
-    from five_towers_env.training import config as config_module
     from five_towers_env.training.config_base import field_docs
+    from five_towers_env.training.ppo import config as config_module
 
     for cls in (config_module.TrainConfig, config_module.PPOSettings, config_module.PoolSettings,
                 config_module.ImitationSettings):
@@ -105,25 +105,26 @@ def test_overrides_and_defaults(tmp_path):
 def test_pool_sampler_weights_and_pickling():
     import pickle
 
-    from five_towers_env.training.pool import PoolSampler
+    from five_towers_env.training.ppo.pool import PoolSampler
 
-    sampler = PoolSampler([("random", 3.0), ("greedy", 1.0), ("heuristic", 0.0)], num_opponents=3)
+    sampler = PoolSampler([("random", 3.0), ("greedy", 1.0), ("heuristic", 0.0)], num_opponents=3, game="five_towers")
     draws = [d for _ in range(400) for d in sampler(np.random.default_rng(_))]
     assert set(draws) == {"random", "greedy"}
     assert 0.65 < draws.count("random") / len(draws) < 0.85
-    same_seat = PoolSampler([("random", 1.0), ("greedy", 1.0)], num_opponents=3, per_seat=False)
+    same_seat = PoolSampler([("random", 1.0), ("greedy", 1.0)], num_opponents=3, per_seat=False, game="five_towers")
     assert all(len(set(same_seat(np.random.default_rng(s)))) == 1 for s in range(20))
     clone = pickle.loads(pickle.dumps(sampler))
     assert clone(np.random.default_rng(5)) == sampler(np.random.default_rng(5))
     with pytest.raises(ValueError):
-        PoolSampler([("random", 0.0)], 1)
+        PoolSampler([("random", 0.0)], 1, game="five_towers")
 
 
 def test_pool_snapshots_share_their_weight_and_are_capped(tmp_path):
-    from five_towers_env.training.config import PoolSettings
-    from five_towers_env.training.pool import SNAPSHOT, OpponentPool
+    from five_towers_env.training.ppo.config import PoolSettings
+    from five_towers_env.training.ppo.pool import SNAPSHOT, OpponentPool
 
-    pool = OpponentPool(PoolSettings(baselines={"random": 1.0}, snapshot_weight=1.0, recency=2.0, max_snapshots=2), 2)
+    settings = PoolSettings(baselines={"random": 1.0}, snapshot_weight=1.0, recency=2.0, max_snapshots=2)
+    pool = OpponentPool(settings, 2, "five_towers")
     assert pool.entries() == [("random", 1.0)]
     for k in range(3):
         pool.add_snapshot(tmp_path / f"s{k}.npz")
@@ -132,7 +133,7 @@ def test_pool_snapshots_share_their_weight_and_are_capped(tmp_path):
     s1, s2 = SNAPSHOT + str(tmp_path / "s1.npz"), SNAPSHOT + str(tmp_path / "s2.npz")
     assert entries[s2] == pytest.approx(2 * entries[s1])
     pool.save(tmp_path / "pool.json")
-    other = OpponentPool(pool.settings, 2)
+    other = OpponentPool(pool.settings, 2, "five_towers")
     other.load(tmp_path / "pool.json")
     assert other.snapshots == pool.snapshots
 
@@ -142,11 +143,11 @@ def test_pool_snapshots_share_their_weight_and_are_capped(tmp_path):
 @pytest.fixture(scope="module")
 def smoke_run(tmp_path_factory):
     pytest.importorskip("sb3_contrib")
-    from five_towers_env.training.selfplay import Trainer
+    from five_towers_env.training.ppo.trainer import PPOTrainer
 
     out = tmp_path_factory.mktemp("runs")
     cfg = load_config(CONFIGS / "ppo_smoke.yaml", {"out_dir": str(out)})
-    trainer = Trainer(cfg, progress=False)
+    trainer = PPOTrainer(cfg, progress=False)
     policy = trainer.run().network
     return cfg, trainer, policy
 
@@ -235,14 +236,14 @@ def test_trained_policy_plays_legal_games(smoke_run, num_players, variant):
 
 
 def test_resume_continues_the_run(smoke_run):
-    from five_towers_env.training.checkpoints import resume_config
-    from five_towers_env.training.selfplay import Trainer
+    from five_towers_env.training.ppo.checkpoints import resume_config
+    from five_towers_env.training.ppo.trainer import PPOTrainer
 
     cfg, trainer, _ = smoke_run
     ckpt = cfg.run_dir / "checkpoints" / "step_1024.zip"
     resumed_cfg = resume_config(ckpt)
     assert resumed_cfg == cfg
-    again = Trainer(resumed_cfg, resume=ckpt, progress=False)
+    again = PPOTrainer(resumed_cfg, resume=ckpt, progress=False)
     assert again.model.num_timesteps == 1024
     assert len(again.eval_rows) == 2  # the untrained policy and step 1024
     again.run()

@@ -1,4 +1,4 @@
-"""The batched training environments (``training/vec_env.py``) against SB3's own vector envs.
+"""The batched training environments (``training/ppo/vec_env.py``) against SB3's own vector envs.
 
 ``SelfPlayVecEnv`` must give exactly what ``DummyVecEnv`` over ``Monitor(ShapedReward(env))`` gives
 (observations, rewards, dones, episode statistics, automatic resets) when no opponent decides in
@@ -15,9 +15,9 @@ import pytest
 pytest.importorskip("stable_baselines3")
 
 from five_towers_env.core.game import game_names
-from five_towers_env.training.pool import PoolSampler
-from five_towers_env.training.reward import ShapedReward, shape_reward
-from five_towers_env.training.vec_env import ProcessVecEnv, SelfPlayVecEnv, one_blas_thread
+from five_towers_env.training.ppo.pool import PoolSampler
+from five_towers_env.training.ppo.reward import ShapedReward, shape_reward
+from five_towers_env.training.ppo.vec_env import ProcessVecEnv, SelfPlayVecEnv, one_blas_thread
 from five_towers_env.wrappers.single_agent import SingleAgentGymEnv
 
 GAMES = [g for g in ("five_towers", "campanile") if g in game_names()]
@@ -111,7 +111,7 @@ def test_snapshot_opponents_decide_in_batches(tmp_path):
 
 def test_batched_evaluation_plays_the_same_games():
     from five_towers_env.agents.policy import PolicyAgent
-    from five_towers_env.training.eval_games import play_games
+    from five_towers_env.training.ppo.eval_games import play_games
 
     agent = PolicyAgent()
 
@@ -121,8 +121,8 @@ def test_batched_evaluation_plays_the_same_games():
         def act(self, observation, info):
             return agent.act(observation, info)
 
-    batched = play_games(agent, 2, "base", "greedy", 12, seed=5, batch=5)
-    single = play_games(OneAtATime(), 2, "base", "greedy", 12, seed=5)
+    batched = play_games(agent, 2, "base", "greedy", 12, seed=5, game="five_towers", batch=5)
+    single = play_games(OneAtATime(), 2, "base", "greedy", 12, seed=5, game="five_towers")
     assert batched == single
 
 
@@ -136,12 +136,12 @@ def test_one_blas_thread_finds_numpy_blas():
 
 
 def test_imitation_games_in_parts_are_the_whole():
-    from five_towers_env.training.config import load_config
-    from five_towers_env.training.imitation import collect_in_parts, collect_teacher_games
-    from five_towers_env.training.pool import OpponentPool
+    from five_towers_env.training.ppo.config import load_config
+    from five_towers_env.training.ppo.imitation import collect_in_parts, collect_teacher_games
+    from five_towers_env.training.ppo.pool import OpponentPool
 
     cfg = load_config(Path(__file__).resolve().parent.parent / "configs" / "ppo_smoke.yaml", {"imitation.games": 5})
-    pool = OpponentPool(cfg.pool, cfg.num_players)
+    pool = OpponentPool(cfg.pool, cfg.num_players, cfg.game)
     whole = collect_teacher_games(cfg, pool.sampler(), seed=3)
     parts = collect_in_parts(lambda function, jobs: [function(*job) for job in jobs], 3, cfg, pool.sampler(), 3)
     assert whole.keys() == parts.keys() and len(whole["action"]) > 50

@@ -6,8 +6,8 @@
 
 This folder holds scripts you read and run; the package they call is ``five_towers_env/training/``. The
 loop itself (train, evaluate against the baselines, promote snapshots into the opponent pool, checkpoint)
-is :class:`five_towers_env.training.selfplay.Trainer`, and the settings are the documented dataclasses of
-:mod:`five_towers_env.training.config`. ``five-towers train`` runs the same steps, with more checks.
+is :class:`five_towers_env.training.ppo.trainer.PPOTrainer`, and the settings are the documented dataclasses of
+:mod:`five_towers_env.training.ppo.config`. ``five-towers train`` runs the same steps, with more checks.
 """
 import argparse
 import sys
@@ -15,7 +15,7 @@ import sys
 import yaml
 
 from five_towers_env import numerics
-from five_towers_env.training.eval_games import final_evaluation
+from five_towers_env.training.ppo.eval_games import final_evaluation
 from five_towers_env.training.trainer import find_trainer, prepare_run_folder, run_config
 
 

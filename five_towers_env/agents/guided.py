@@ -26,14 +26,14 @@ import numpy as np
 
 from five_towers_env.agents.policy import PolicyAgent
 from five_towers_env.core.agent import AgentBase, path_setting_files
-from five_towers_env.core.game import GameSpec, get_game
+from five_towers_env.core.game import DEFAULT_GAME, GameSpec, get_game
 from five_towers_env.core.guided_search import PUCT, GuidedResult, guided_search
 from five_towers_env.core.search import ActionPrior
 from five_towers_env.numerics import blas_threads
 
 
-def shipped_network(game: str | None) -> Path:
-    """The policy-value network the game ships (its first setup); ``ValueError`` if none."""
+def shipped_network(game: str) -> Path:
+    """The policy-value network ``game`` ships (its first setup); ``ValueError`` if none."""
     spec = get_game(game)
     path = spec.network_path()
     if path is None or not path.exists():
@@ -62,7 +62,8 @@ class PolicyValueNet:
     ``values[b, k]`` is the expected reward share of the seat ``k`` places after row ``b``'s observer."""
 
     def __init__(self, path: str | Path | None = None, game: str | None = None) -> None:
-        self.policy = PolicyAgent(path if path is not None else shipped_network(game), game=game)
+        game_name = DEFAULT_GAME if game is None else game  # a public agent class: 5 Towers unless told
+        self.policy = PolicyAgent(path if path is not None else shipped_network(game_name), game=game)
         self.network = self.policy.network
         if self.network.num_players is None:
             raise ValueError(f"{self.policy.path} has no value head (a ppo policy?): the guided search needs "
@@ -93,7 +94,8 @@ class NetworkAgent(PolicyAgent):
 
     def __init__(self, path: str | Path | None = None, seed: int | None = None, deterministic: bool = True,
                  name: str = "net", game: str | None = None) -> None:
-        super().__init__(path if path is not None else shipped_network(game), seed=seed,
+        game_name = DEFAULT_GAME if game is None else game  # a public agent class: 5 Towers unless told
+        super().__init__(path if path is not None else shipped_network(game_name), seed=seed,
                          deterministic=deterministic, name=name, game=game)
 
 

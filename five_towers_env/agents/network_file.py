@@ -15,7 +15,7 @@ A network file holds ``format`` (2; files of format 1 are MLPs without the ``arc
 
 :func:`write_network` is the one writer (atomic): :func:`export_policy` (a ``MaskablePPO`` model's actor:
 ``ppo`` training's ``policy.npz`` and snapshots) and expert iteration's
-:meth:`~five_towers_env.training.pv_model.PolicyValueModel.export` both write through it.
+:meth:`~five_towers_env.training.expert.model.PolicyValueModel.export` both write through it.
 :func:`read_network` reads a file (or a ``MaskablePPO`` checkpoint ``.zip``, converted without unpickling
 anything unless told ``trust_pickles``);
 :class:`NumpyNetwork` is its forward pass, which the ``ppo``, ``net`` and ``guided`` agents play.

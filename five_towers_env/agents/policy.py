@@ -12,7 +12,7 @@ saying so, a setup the game ships none for.
 
 Two networks are read: SB3's ``MlpPolicy`` actor (``architecture`` "mlp": the flat observation,
 ``OBS_SIZE`` floats, through the hidden layers, ``tanh`` or ``relu``, to one logit per action id)
-and the ``typed`` actor of ``five_towers_env/training/networks.py`` (weights shared across the
+and the ``typed`` actor of ``five_towers_env/training/ppo/networks.py`` (weights shared across the
 tower types; its forward pass is replayed in numpy). Illegal actions are masked out.
 Played deterministically (the most likely legal action) by default, or sampled.
 
@@ -33,7 +33,7 @@ import numpy as np
 
 from five_towers_env.agents.network_file import NumpyNetwork, read_network
 from five_towers_env.core.agent import AgentBase, SetupWarning, path_setting_files
-from five_towers_env.core.game import GameSpec, get_game, parse_setup_key
+from five_towers_env.core.game import DEFAULT_GAME, GameSpec, get_game, parse_setup_key
 
 #: (policy file, players, variant) already warned about in this process: one warning per setup
 _WARNED: set[tuple[str, int, str]] = set()
@@ -97,7 +97,7 @@ class PolicyAgent(AgentBase):
         self._hint = game  # the game a file that does not name its own is read for
         self.trust_pickles = bool(trust_pickles)
         if path is None:
-            spec = get_game(game)
+            spec = get_game(DEFAULT_GAME if game is None else game)  # a public agent: 5 Towers unless told
             self._hint = spec.name
             path = spec.default_policy(version)
             if path is None and version is not None and spec.default_policy() is not None:

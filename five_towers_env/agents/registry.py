@@ -67,7 +67,7 @@ def _capability_agents(spec: GameSpec) -> dict[str, str]:
     return {name: target for name, target in found.items() if name not in spec.agents}
 
 
-def agents_of(game: str | GameSpec = DEFAULT_GAME) -> Mapping[str, str]:
+def agents_of(game: str | GameSpec) -> Mapping[str, str]:
     """Every agent of ``game``: name -> ``"module:Class"`` (``ValueError`` for an unknown game), in this order:
     ``random``, the game's own, the game-neutral ones it declares what they need for (:data:`SEARCH_AGENT`,
     :data:`NETWORK_AGENTS`, :data:`OPENSPIEL_AGENTS`) but has none of its own of, and
@@ -76,12 +76,12 @@ def agents_of(game: str | GameSpec = DEFAULT_GAME) -> Mapping[str, str]:
     return {**RANDOM_AGENT, **dict(spec.agents), **_capability_agents(spec), **POLICY_AND_USER_AGENTS}
 
 
-def agent_names(game: str | GameSpec = DEFAULT_GAME) -> tuple[str, ...]:
+def agent_names(game: str | GameSpec) -> tuple[str, ...]:
     """The names of every agent of ``game``, in the order of :func:`agents_of`."""
     return tuple(agents_of(game))
 
 
-def pool_opponents(game: str | GameSpec = DEFAULT_GAME) -> tuple[str, ...]:
+def pool_opponents(game: str | GameSpec) -> tuple[str, ...]:
     """The agents of ``game`` a trainer may seat as rule-based opponents (a self-play pool, a baseline): those
     whose class says ``pool_opponent`` (:class:`~five_towers_env.core.agent.AgentBase`), in the order of
     :func:`agents_of`; an agent whose optional dependency is missing (OpenSpiel's bots) is none of them."""
@@ -96,7 +96,7 @@ def _pool_opponent(name: str, game: str | GameSpec) -> bool:
     return bool(getattr(cls, "pool_opponent", AgentBase.pool_opponent))
 
 
-def unknown_agent_message(name: Any, game: str | GameSpec = DEFAULT_GAME) -> str:
+def unknown_agent_message(name: Any, game: str | GameSpec) -> str:
     """The message for an agent name ``game`` does not have, listing the ones it has."""
     g = get_game(game)
     # the default game's agents need no "for <game>"
@@ -104,19 +104,19 @@ def unknown_agent_message(name: Any, game: str | GameSpec = DEFAULT_GAME) -> str
     return f"unknown agent {name!r}{where}; known: {', '.join(agents_of(g))}"
 
 
-def _check_name(name: Any, game: str | GameSpec = DEFAULT_GAME) -> str:
+def _check_name(name: Any, game: str | GameSpec) -> str:
     if not isinstance(name, str) or name not in agents_of(game):
         raise AgentSettingError(unknown_agent_message(name, game))
     return name
 
 
-def agent_class(name: str, *, game: str | GameSpec = DEFAULT_GAME) -> type:
+def agent_class(name: str, *, game: str | GameSpec) -> type:
     """The class registered as ``name`` for ``game`` (imported on first use)."""
     module, cls = agents_of(game)[_check_name(name, game)].split(":")
     return getattr(importlib.import_module(module), cls)
 
 
-def agent_settings(name: str, *, game: str | GameSpec = DEFAULT_GAME) -> dict[str, Any]:
+def agent_settings(name: str, *, game: str | GameSpec) -> dict[str, Any]:
     """The keyword settings agent ``name`` of ``game`` accepts (``seed`` excluded), each with its type hint."""
     return _agent_settings(name, get_game(game).name)
 
@@ -185,7 +185,7 @@ def _describe(hint: Any) -> str:
 
 
 def check_agent_settings(name: str, settings: Mapping[str, Any], *,
-                         game: str | GameSpec = DEFAULT_GAME) -> dict[str, Any]:
+                         game: str | GameSpec) -> dict[str, Any]:
     """Raise :class:`AgentSettingError` (or :class:`AgentSettingTypeError`) unless every setting is one
     agent ``name`` of ``game`` takes, with a value of its type; return the settings as a dict."""
     valid = agent_settings(_check_name(name, game), game=game)
@@ -222,7 +222,7 @@ def _parse_value(text: str) -> Any:
         return text
 
 
-def parse_agent_text(text: str, *, game: str | GameSpec = DEFAULT_GAME) -> tuple[str, dict[str, Any]]:
+def parse_agent_text(text: str, *, game: str | GameSpec) -> tuple[str, dict[str, Any]]:
     """``"name"`` or ``"name:key=value,key=value"`` -> ``(name, settings)``, checked against ``game``'s
     agents (values are Python literals, else strings); :class:`AgentSettingError` says what is wrong."""
     if not isinstance(text, str):
@@ -239,7 +239,7 @@ def parse_agent_text(text: str, *, game: str | GameSpec = DEFAULT_GAME) -> tuple
     return name, settings
 
 
-def is_interactive(text: str, *, game: str | GameSpec = DEFAULT_GAME) -> bool:
+def is_interactive(text: str, *, game: str | GameSpec) -> bool:
     """Whether the agent ``text`` (a name, or ``"name:key=value,..."``) of ``game`` is played by a person (its
     class says ``interactive``, :class:`~five_towers_env.core.agent.AgentBase`); False for a name ``game`` does
     not have."""
@@ -250,7 +250,7 @@ def is_interactive(text: str, *, game: str | GameSpec = DEFAULT_GAME) -> bool:
 
 
 def files_played_from(text: str, num_players: int, variant: str, *,
-                      game: str | GameSpec = DEFAULT_GAME) -> list[Path] | None:
+                      game: str | GameSpec) -> list[Path] | None:
     """The files the agent ``text`` (``"name:key=value,..."``, :func:`parse_agent_text`) of ``game`` plays from
     in the setup (``[]``: none; ``None``: it needs a file the game does not ship for the setup), as its class
     declares them (``files``, :class:`~five_towers_env.core.agent.AgentBase`)."""

@@ -138,10 +138,11 @@ class RLlibCheckpointAgent(AgentBase):
         self.obs_size, self.num_actions = int(spaces[0][OBS_KEY].shape[0]), int(spaces[1].n)
         recorded = checkpoint_game(self.path)
         sized = game_of_sizes(self.obs_size, self.num_actions)
-        self.game = get_game(recorded).name if recorded is not None else sized
-        if self.game is None:
+        found = get_game(recorded).name if recorded is not None else sized
+        if found is None:
             raise ValueError(f"rllib: {self.path} plays observations of {self.obs_size} values and "
                              f"{self.num_actions} actions, which no game has")
+        self.game: str = found
         if sized != self.game:
             raise ValueError(f"rllib: {self.path} was recorded as a {get_game(self.game).title} checkpoint but its "
                              f"module has {self.obs_size} inputs and {self.num_actions} actions, not that game's")

@@ -43,7 +43,7 @@ SERIALIZED = ":serialized:"
 TYPE = ":type:"  # beside ":serialized:": the type of the pickled object, as text
 
 _POLICY_MODULE = re.compile(r"(?:stable_baselines3|sb3_contrib)(?:\.\w+)*\.policies")
-_OWN_POLICIES = {("five_towers_env.training.networks", "TypedPolicy")}
+_OWN_POLICIES = {("five_towers_env.training.ppo.networks", "TypedPolicy")}
 _INIT = re.compile(r"<function (\w+)\.__init__ at ")
 _ACTIVATION = re.compile(r"<class 'torch\.nn\.modules\.activation\.(\w+)'>")
 _EXTRACTORS = ("FlattenExtractor", "CombinedExtractor")

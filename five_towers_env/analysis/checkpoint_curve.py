@@ -31,8 +31,8 @@ from typing import Any
 
 from five_towers_env.agents.network_file import export_policy
 from five_towers_env.atomic import write_bytes
-from five_towers_env.training.checkpoints import checkpoint_state, resume_config
-from five_towers_env.training.eval_games import evaluation_table
+from five_towers_env.training.ppo.checkpoints import checkpoint_state, resume_config
+from five_towers_env.training.ppo.eval_games import evaluation_table
 from five_towers_env.training.run_folder import plot_curve, write_csv
 
 CURVE_CSV = "checkpoint_curve.csv"
@@ -70,7 +70,7 @@ def checkpoint_curve(run_dir: str | Path, opponents: list[str], games: int = 100
                      workers: int | None = 1, progress: bool = False, out: str | Path | None = None,
                      until: float | None = None) -> list[dict[str, Any]]:
     """Evaluate each checkpoint of ``run_dir`` against ``opponents`` (agents of the run's game) over ``games``
-    seeded games (see :func:`~five_towers_env.training.eval_games.evaluation_table`); write the CSV and PNG into
+    seeded games (see :func:`~five_towers_env.training.ppo.eval_games.evaluation_table`); write the CSV and PNG into
     ``out`` (default: the run folder) and return the rows (one per checkpoint). With ``until``, stop at the
     first checkpoint that reaches that win rate with a strict rate above one half against every opponent,
     and write its policy as ``policy_at_goal.npz``."""

@@ -42,7 +42,7 @@ def run(args: argparse.Namespace, invocation: Invocation) -> int:
     code, result, cfg = training.train("ppo", args, invocation)
     if code is not None:
         return code
-    from five_towers_env.training.eval_games import final_evaluation
+    from five_towers_env.training.ppo.eval_games import final_evaluation
 
     print(training.played_as(result))
     games = cfg.final_eval_games if args.eval_games is None else args.eval_games

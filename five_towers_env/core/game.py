@@ -371,11 +371,11 @@ def _load_plugins() -> None:
         pass
 
 
-def get_game(name: str | GameSpec | None = None) -> GameSpec:
-    """The :class:`GameSpec` named ``name`` (default :data:`DEFAULT_GAME`); ``ValueError`` naming the known ones."""
+def get_game(name: str | GameSpec) -> GameSpec:
+    """The :class:`GameSpec` named ``name`` (a spec is returned as it is); ``ValueError`` naming the known ones.
+    No game is assumed: a caller that means 5 Towers says :data:`DEFAULT_GAME`."""
     if isinstance(name, GameSpec):
         return name
-    name = DEFAULT_GAME if name is None else name
     if not isinstance(name, str):
         raise ValueError(f"unknown game {name!r}; known: {', '.join(game_names())}")
     if name not in _REGISTRY and name in BUILTIN_GAMES:

@@ -6,7 +6,7 @@ belong to each group, which are global, and where the network's output slots go 
 The network runs one shared encoder over each group's slice (plus a one-hot of the group), a trunk
 over the global part and the sum and max of the group encodings, one shared head per group and a
 global head; ``action_order[a]`` is the output slot of action ``a``. Training's torch module
-(:class:`five_towers_env.training.networks.TypedActor`) and :class:`TypedForward` (numpy, what
+(:class:`five_towers_env.training.ppo.networks.TypedActor`) and :class:`TypedForward` (numpy, what
 :class:`~five_towers_env.agents.policy.PolicyAgent` plays) compute the same function from one layout.
 """
 from __future__ import annotations
@@ -59,7 +59,7 @@ def relu(x: np.ndarray) -> np.ndarray:
 
 
 class TypedForward:
-    """The ``typed`` actor's forward pass (``training/networks.py``) in numpy, for one game's ``layout``."""
+    """The ``typed`` actor's forward pass (``training/ppo/networks.py``) in numpy, for one game's ``layout``."""
 
     def __init__(self, layout: TypedLayout, arrays: dict[str, np.ndarray]) -> None:
         self.layout = layout

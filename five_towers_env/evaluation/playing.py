@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from five_towers_env.core.agent import SetupWarning
-from five_towers_env.core.game import DEFAULT_GAME, GameSpec, register_game
+from five_towers_env.core.game import GameSpec, register_game
 from five_towers_env.core.state import shares_of
 from five_towers_env.evaluation.guard import ON_ERROR, AgentError, GuardedAgent
 from five_towers_env.evaluation.jobs import GameJob
@@ -48,7 +48,7 @@ def _forfeit_record(agents: Sequence[GuardedAgent], error: AgentError) -> dict[s
             "forfeit": error.seat, "error": message}
 
 
-def play_job(specs: Sequence[AgentSpec], variant: str, job: GameJob, game: str = DEFAULT_GAME,
+def play_job(specs: Sequence[AgentSpec], variant: str, job: GameJob, game: str,
              options: PlayOptions = PlayOptions()) -> dict[str, Any]:
     """Play one job of ``game``; return its record (scores, winners, win shares, margins, steps, timing;
     ``forfeit`` and ``error`` when a seat forfeited it). An agent's failed decision raises
@@ -78,7 +78,7 @@ def play_job(specs: Sequence[AgentSpec], variant: str, job: GameJob, game: str =
 
 
 def play_chunk(specs: Sequence[AgentSpec], variant: str, jobs: Sequence[GameJob],
-               game: str | GameSpec = DEFAULT_GAME, options: PlayOptions = PlayOptions()) -> list[dict[str, Any]]:
+               game: str | GameSpec, options: PlayOptions = PlayOptions()) -> list[dict[str, Any]]:
     """The records of ``jobs``, in order, played where this is called: a worker process or a Ray task (it is
     top level, so either can import it). ``game`` may be a spec, which a worker that does not know the game by
     name registers. The run has already said what a worker would repeat about an agent's setup."""

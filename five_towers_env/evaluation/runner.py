@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 
-from five_towers_env.core.game import DEFAULT_GAME
 from five_towers_env.evaluation.distributed import ray_records
 from five_towers_env.evaluation.jobs import GameJob
 from five_towers_env.evaluation.journal import Journal, game_key
@@ -139,7 +138,7 @@ def _unpicklable(specs: Sequence[AgentSpec]) -> str | None:
 
 def run_jobs(specs: Sequence[AgentSpec], variant: str, jobs: Sequence[GameJob], workers: int | None = 1,
              progress: bool = True, desc: str = "games", chunk_size: int | None = None,
-             game: str = DEFAULT_GAME, options: PlayOptions = PlayOptions(),  # noqa: B008 (frozen: immutable)
+             *, game: str, options: PlayOptions = PlayOptions(),  # noqa: B008 (frozen: immutable)
              journal: Journal | None = None, ray: str | None = None) -> list[dict[str, Any]]:
     """Play ``jobs`` of ``game`` and return their records in job order: in this process when ``workers == 1``,
     else over a 'spawn' process pool, or as Ray tasks when ``ray`` names a cluster (``"auto"``, an address, or

@@ -94,7 +94,7 @@ def _factory_label(factory: Any) -> str:
     return type(factory).__name__
 
 
-def to_spec(spec: Any, game: str = DEFAULT_GAME) -> AgentSpec:
+def to_spec(spec: Any, game: str) -> AgentSpec:
     """Any accepted agent spec (see the module docstring) as an :class:`AgentSpec` of ``game``
     (an :class:`AgentSpec` made for another game is re-checked against this one's agents)."""
     if isinstance(spec, AgentSpec):

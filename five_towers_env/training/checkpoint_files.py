@@ -1,7 +1,7 @@
 """The one checkpoint scheme of every trainer: where a checkpoint's files lie, how they are written,
 found, resumed from and pruned. What differs between trainers is a :class:`CheckpointKind`: the
 files it is made of, what "whole" means for them, the keys of its state and how many to keep
-(self-play PPO's in :mod:`.checkpoints`, expert iteration's in :mod:`.expert_config`).
+(self-play PPO's in :mod:`.ppo.checkpoints`, expert iteration's in :mod:`.expert.config`).
 
 A checkpoint of step ``N`` (PPO: timesteps; expert iteration: generations) is
 ``<run>/checkpoints/step_N<part>`` for each of its kind's parts (PPO ``.zip``; expert iteration ``.pt``

@@ -1,7 +1,7 @@
 """The one training skeleton: what every trainer is, and the one way to start, resume and run one.
 
-A trainer is a class with the :class:`Trainer` protocol: self-play PPO (:class:`.selfplay.Trainer`) and
-expert iteration (:class:`.expert.ExpertTrainer`) today, found by their config's ``method`` in
+A trainer is a class with the :class:`Trainer` protocol: self-play PPO (:class:`.ppo.trainer.PPOTrainer`) and
+expert iteration (:class:`.expert.trainer.ExpertTrainer`) today, found by their config's ``method`` in
 :data:`TRAINERS`. Each is built from a validated config (:meth:`Trainer.from_config`) or from a run it
 continues (:meth:`Trainer.resume`), checks everything before it writes, and :meth:`Trainer.run` returns a
 :class:`TrainResult`. What they share lives below them: the run folder (:mod:`.run_folder`), settings and
@@ -48,9 +48,9 @@ class TrainerEntry:
 
 #: each trainer, by the ``method`` its configs name
 TRAINERS = {
-    "ppo": TrainerEntry("five_towers_env.training.selfplay:Trainer", "train", "training", tuple(RL_MODULES)),
-    "expert_iteration": TrainerEntry("five_towers_env.training.expert:ExpertTrainer", "expert", "expert iteration",
-                                     ("yaml", "torch", "tensorboard", "tqdm")),
+    "ppo": TrainerEntry("five_towers_env.training.ppo.trainer:PPOTrainer", "train", "training", tuple(RL_MODULES)),
+    "expert_iteration": TrainerEntry("five_towers_env.training.expert.trainer:ExpertTrainer", "expert",
+                                     "expert iteration", ("yaml", "torch", "tensorboard", "tqdm")),
 }
 
 

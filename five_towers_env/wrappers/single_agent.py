@@ -188,7 +188,7 @@ class SingleAgentGymEnv(gymnasium.Env):
         return self._play(self.step_turns(action))
 
     # The opponents' turns as generators: ``reset()`` and ``step()`` play them one at a time, and a
-    # vector of environments (:class:`~five_towers_env.training.vec_env.SelfPlayVecEnv`) drives many
+    # vector of environments (:class:`~five_towers_env.training.ppo.vec_env.SelfPlayVecEnv`) drives many
     # at once, so that it can ask one policy network for the decisions of all its games in one batch.
 
     def reset_turns(self, *, seed: int | None = None, options: dict | None = None) -> Turns:

@@ -155,4 +155,20 @@ class Pcg64 {
   uint64_t draws_ = 0;
 };
 
+// numpy's Generator.integers(n) for 2 <= n < 2**32 (Lemire's method on the buffered 32-bit draws): how the
+// rule-based agents draw a tie (core.agent.best_after), so the native agents leave a generator as numpy does
+inline uint64_t integers_below(Pcg64& rng, uint32_t n) {
+  const uint32_t max = n - 1, excl = n;
+  uint64_t m = static_cast<uint64_t>(rng.next32()) * excl;
+  uint32_t leftover = static_cast<uint32_t>(m);
+  if (leftover < excl) {
+    const uint32_t threshold = (UINT32_MAX - max) % excl;
+    while (leftover < threshold) {
+      m = static_cast<uint64_t>(rng.next32()) * excl;
+      leftover = static_cast<uint32_t>(m);
+    }
+  }
+  return m >> 32;
+}
+
 }  // namespace ftcore

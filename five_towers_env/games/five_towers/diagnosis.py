@@ -20,7 +20,7 @@ import numpy as np
 from five_towers_env.agents.policy import PolicyAgent
 from five_towers_env.agents.registry import make_agent
 from five_towers_env.games.five_towers import SPEC
-from five_towers_env.training.eval_games import play_games
+from five_towers_env.training.ppo.eval_games import play_games
 
 BUILDER_PHASES = frozenset({"teardown", "build", "recover"})
 #: the mixes reported by default: teacher only, policy in one kind of decision, policy everywhere
@@ -57,7 +57,7 @@ def play_mix(agent: Any, opponent: str, games: int, seed: int, num_players: int 
              variant: str = "base") -> float:
     """Win rate (shared wins count) of ``agent`` in random seats over ``games`` seeded games
     against ``num_players - 1`` copies of the ``opponent`` registry agent."""
-    return play_games(agent, num_players, variant, opponent, games, seed)["win_rate"]
+    return play_games(agent, num_players, variant, opponent, games, seed, game=SPEC.name)["win_rate"]
 
 
 def phase_ablation(policy: str | Path | None = None, teacher: str | None = None, opponent: str | None = None,

@@ -13,7 +13,7 @@ from gymnasium.utils.env_checker import check_env
 
 from five_towers_env.games.campanile import ENV_ID as CAMPANILE_GYMNASIUM_ID
 from five_towers_env.games.five_towers.state import IllegalActionError
-from five_towers_env.training.config import ConfigError, baselines, config_from_dict, load_config
+from five_towers_env.training.ppo.config import ConfigError, baselines, config_from_dict, load_config
 from five_towers_env.wrappers import GYM_ENV_ID, SingleAgentGymEnv
 from five_towers_env.wrappers.single_agent import INFO_KEYS
 
@@ -182,12 +182,12 @@ def test_bad_campanile_configs_are_rejected(data, message):
 @pytest.fixture(scope="module")
 def smoke_run(tmp_path_factory):
     pytest.importorskip("sb3_contrib")
-    from five_towers_env.training.selfplay import Trainer
+    from five_towers_env.training.ppo.trainer import PPOTrainer
 
     out = tmp_path_factory.mktemp("runs")
     cfg = load_config(CONFIGS / "ppo_campanile_smoke.yaml", {"out_dir": str(out)})
     start = time.perf_counter()
-    trainer = Trainer(cfg, progress=False)
+    trainer = PPOTrainer(cfg, progress=False)
     policy = trainer.run().network
     return cfg, trainer, policy, time.perf_counter() - start
 
@@ -261,7 +261,7 @@ def test_policy_refuses_the_other_game(smoke_run):
     from five_towers_env.agents.registry import make_agent
     from five_towers_env.core.game import get_game
     from five_towers_env.play import play_game
-    from five_towers_env.training.pool import PoolSampler
+    from five_towers_env.training.ppo.pool import PoolSampler
 
     _, _, policy, _ = smoke_run
     shipped = get_game("five_towers").policy_path(2, "base")

@@ -8,7 +8,7 @@ from five_towers_env.games.five_towers import actions as A
 from five_towers_env.games.five_towers import typed_layout as TL
 from five_towers_env.games.five_towers.cards import NUM_TYPES, NUM_VALUES, TYPES
 from five_towers_env.games.five_towers.observation import OBS_SIZE, OFFSETS
-from five_towers_env.training.config import ConfigError, config_from_dict, load_config
+from five_towers_env.training.ppo.config import ConfigError, config_from_dict, load_config
 
 CONFIGS = Path(__file__).resolve().parents[3] / "configs"
 
@@ -50,12 +50,12 @@ def test_config_accepts_only_known_architectures():
 @pytest.fixture(scope="module")
 def typed_run(tmp_path_factory):
     pytest.importorskip("sb3_contrib")
-    from five_towers_env.training.selfplay import Trainer
+    from five_towers_env.training.ppo.trainer import PPOTrainer
 
     out = tmp_path_factory.mktemp("typed")
     cfg = load_config(CONFIGS / "ppo_smoke.yaml", {"out_dir": str(out), "ppo.architecture": "typed",
                                                    "imitation.games": 2})
-    trainer = Trainer(cfg, progress=False)
+    trainer = PPOTrainer(cfg, progress=False)
     return cfg, trainer, trainer.run().network
 
 
@@ -114,12 +114,12 @@ def test_typed_policy_plays_legal_games(typed_run, num_players, variant):
 
 
 def test_typed_run_resumes(typed_run):
-    from five_towers_env.training.checkpoints import resume_config
-    from five_towers_env.training.selfplay import Trainer
+    from five_towers_env.training.ppo.checkpoints import resume_config
+    from five_towers_env.training.ppo.trainer import PPOTrainer
 
     cfg, _, _ = typed_run
     ckpt = cfg.run_dir / "checkpoints" / "step_1024.zip"
-    again = Trainer(resume_config(ckpt), resume=ckpt, progress=False)
+    again = PPOTrainer(resume_config(ckpt), resume=ckpt, progress=False)
     assert type(again.model.policy).__name__ == "TypedPolicy" and again.model.num_timesteps == 1024
 
 

@@ -139,13 +139,16 @@ def network(tmp_path_factory: pytest.TempPathFactory) -> Path:
     config = out / "goofspiel.yaml"
     config.write_text(f"name: toy\nout_dir: {out}\ngame: goofspiel\narchitecture: mlp\nhidden: [32]\n"
                       "init_policy: none\ngenerations: 1\ngames_per_generation: 4\nwarmup_games: 8\n"
-                      "warmup_steps: 5\ntrain_steps: 5\neval_games: 0\neval_mcts_games: 0\nworkers: 1\n"
-                      "torch_threads: 1\nsimulations: 8\ndeterminisations: 2\nbatch_size: 16\n")
+                      "warmup_steps: 5\ntrain_steps: 5\neval_games: 2\neval_mcts_games: 2\nworkers: 1\n"
+                      "eval_simulations: 8\ntorch_threads: 1\nsimulations: 8\ndeterminisations: 2\nbatch_size: 16\n")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), os.environ.get("PYTHONPATH", "")]),
            "FIVE_TOWERS_GAMES": "goofspiel"}
     run = subprocess.run([sys.executable, "-m", "five_towers_env.cli", "expert", "--config", str(config)],
                          env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
+    # it trains with its evaluations on: the curve has the game's teacher's columns (nothing assumes 5 Towers')
+    curve = (out / "toy" / "curve.csv").read_text().splitlines()
+    assert len(curve) >= 2 and "match" in curve[0] and "heuristic" not in curve[0], curve
     return out / "toy" / "network.npz"
 
 

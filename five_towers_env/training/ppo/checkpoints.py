@@ -1,5 +1,6 @@
-"""Self-play PPO's checkpoints: the :class:`~.checkpoint_files.CheckpointKind` :data:`PPO_CHECKPOINT`
-of the one checkpoint scheme (:mod:`.checkpoint_files`), its Stable-Baselines3 checks and its state.
+"""Self-play PPO's checkpoints: the :class:`~five_towers_env.training.checkpoint_files.CheckpointKind`
+:data:`PPO_CHECKPOINT` of the one checkpoint scheme (:mod:`~five_towers_env.training.checkpoint_files`), its
+Stable-Baselines3 checks and its state.
 
 A checkpoint is ``<run>/checkpoints/step_N.zip`` (Stable-Baselines3's save: weights, optimiser,
 timestep count) with ``step_N.json`` beside it (config, seed, pool, evaluation log). Both are
@@ -25,7 +26,7 @@ from typing import Any
 
 from five_towers_env.training import checkpoint_files as files
 from five_towers_env.training.checkpoint_files import CheckpointError, CheckpointKind, checkpoint_run_dir, whole_zip
-from five_towers_env.training.config import TrainConfig, config_from_dict
+from five_towers_env.training.ppo.config import TrainConfig, config_from_dict
 
 SB3_DATA = "data"  # the member SB3's load() needs first ("No data found in the saved file")
 _ZIP_MAGIC = b"PK\x03\x04"  # how every zip file, and every SB3 save, begins
@@ -119,7 +120,7 @@ def newest_hint(checkpoint: Path) -> str:
 def resolve_checkpoint(checkpoint: str | Path) -> Path:
     """The checkpoint ``--resume`` names: a ``step_N.zip`` as given, the ``.zip`` of a ``step_N.json``, a folder's
     (a run folder or its ``checkpoints/``) newest whole checkpoint; :class:`CheckpointError` for a folder
-    holding none (:func:`.checkpoint_files.resolve_checkpoint`)."""
+    holding none (:func:`~five_towers_env.training.checkpoint_files.resolve_checkpoint`)."""
     return files.resolve_checkpoint(checkpoint, PPO_CHECKPOINT)
 
 
@@ -128,7 +129,8 @@ def checkpoint_state(checkpoint: str | Path) -> dict[str, Any]:
     :func:`resolve_checkpoint`), after checking both: a missing checkpoint, a missing ``.json`` companion
     (naming both paths), a file that is not a checkpoint ``.zip``, an incomplete one (a cut-off save: the
     message names the newest whole checkpoint) or a ``.json`` that is not a checkpoint's raise a clear error
-    (:class:`~.checkpoint_files.MissingCheckpointError`, a ``FileNotFoundError``, for the missing ones,
+    (:class:`~five_towers_env.training.checkpoint_files.MissingCheckpointError`, a ``FileNotFoundError``, for the
+    missing ones,
     :class:`CheckpointError` for the rest)."""
     return files.checked_state(resolve_checkpoint(checkpoint), PPO_CHECKPOINT)
 
@@ -140,7 +142,7 @@ def resume_config(checkpoint: str | Path) -> TrainConfig:
     ``name``) moved to the folder that holds the checkpoint (see :func:`checkpoint_state` for the errors)."""
     import dataclasses
 
-    from five_towers_env.training.config import ConfigError
+    from five_towers_env.training.ppo.config import ConfigError
 
     checkpoint = resolve_checkpoint(checkpoint)
     state = checkpoint_state(checkpoint)
@@ -190,7 +192,7 @@ def _same_folder(a: Path, b: Path) -> bool:
 
 #: what a training run writes into its run folder (checkpoint_curve.py's files included): a folder
 #: holding any of them holds a run, and ``five-towers train --force`` removes these and only these
-#: (:class:`~.run_folder.RunFolder`)
+#: (:class:`~five_towers_env.training.run_folder.RunFolder`)
 RUN_FILES = ("config.yaml", "checkpoints", "snapshots", "tb", "eval_log.csv", "policy.npz", "learning_curve.png",
              "final_eval.md", "final_eval.json", "checkpoint_curve.csv", "checkpoint_curve.png", "policy_at_goal.npz",
              "provenance.json")

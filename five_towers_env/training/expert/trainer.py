@@ -4,28 +4,29 @@ One generation of :class:`ExpertTrainer`:
 
 1. the current network is exported (``network.npz``, what the ``net`` and ``guided`` agents read);
 2. the guided search plays ``games_per_generation`` games against itself in ``workers`` processes
-   (:func:`~.expert_data.selfplay_games`), or, in the first ``teacher_generations``, the ``teacher``
-   search agent does (:func:`~.expert_data.teacher_games`: its candidates' values are the policy
+   (:func:`~.data.selfplay_games`), or, in the first ``teacher_generations``, the ``teacher``
+   search agent does (:func:`~.data.teacher_games`: its candidates' values are the policy
    target); their positions join the replay buffer;
 3. ``train_steps`` minibatches from the buffer fit the policy to the search's improved policy and
-   the value to the games' outcomes (:func:`~.pv_model.policy_value_loss`);
+   the value to the games' outcomes (:func:`~.model.policy_value_loss`);
 4. every ``eval_every`` generations, the bare network and the guided search play the game's teacher
    (``GameSpec.teacher``) and the search opponent ``eval_mcts`` on fixed deals (``eval_seed``): the learning curve
    (``curve.csv``, ``curve.png``, TensorBoard under ``tb/``);
-5. a checkpoint (``checkpoints/step_G.pt``, ``.npz``, ``.json``: the scheme of :mod:`.checkpoint_files`, the
+5. a checkpoint (``checkpoints/step_G.pt``, ``.npz``, ``.json``: the scheme of
+   :mod:`~five_towers_env.training.checkpoint_files`, the
    previous one deleted) and the generation's network (``networks/gen_K.npz``) are written;
    ``five-towers expert --resume <run>`` (or ``<run>/checkpoints/step_G.pt``, or any file of it) goes on
-   from the last one (:func:`~.expert_config.resume_expert_config`).
+   from the last one (:func:`~.config.resume_expert_config`).
 
 Before the first generation, ``warmup_games`` games of the bare network (sampled moves) teach the
 value head (``warmup_steps`` minibatches; the policy's target there is its own distribution, so it
 stays where it was): the first search then has a value to go by.
 
 The network starts from the game's shipped ``ppo`` policy (``init_policy``); the value head starts fresh.
-The run folder's files are written through :class:`~.run_folder.RunFolder`, as ``five-towers train``'s
-are. Ctrl-C or SIGTERM stops the run (its worker processes too) and raises
-:class:`~.interrupts.TrainingInterrupted` naming the last checkpoint: the one of the last finished
-generation, so that a resumed run plays the same games as one never stopped.
+The run folder's files are written through :class:`~five_towers_env.training.run_folder.RunFolder`, as
+``five-towers train``'s are. Ctrl-C or SIGTERM stops the run (its worker processes too) and raises
+:class:`~five_towers_env.training.interrupts.TrainingInterrupted` naming the last checkpoint: the one of the last
+finished generation, so that a resumed run plays the same games as one never stopped.
 """
 from __future__ import annotations
 
@@ -48,7 +49,7 @@ from five_towers_env.training.checkpoint_files import (
     resolve_checkpoint,
     write_checkpoint,
 )
-from five_towers_env.training.expert_config import (
+from five_towers_env.training.expert.config import (
     EXPERT_CHECKPOINT,
     ExpertConfig,
     expert_checkpoint,
@@ -57,14 +58,14 @@ from five_towers_env.training.expert_config import (
     newest_expert_checkpoint,
     resume_expert_config,
 )
-from five_towers_env.training.expert_data import Positions, ReplayBuffer, network_games, selfplay_games, teacher_games
+from five_towers_env.training.expert.data import Positions, ReplayBuffer, network_games, selfplay_games, teacher_games
+from five_towers_env.training.expert.model import PolicyValueModel, policy_value_loss
 from five_towers_env.training.interrupts import (
     TrainingInterrupted,
     default_sigterm,
     signal_number,
     sigterm_as_interrupt,
 )
-from five_towers_env.training.pv_model import PolicyValueModel, policy_value_loss
 from five_towers_env.training.run_folder import RunFolder
 from five_towers_env.training.trainer import TrainerBase, TrainResult
 
@@ -111,13 +112,13 @@ class ExpertTrainer(TrainerBase):
 
     @classmethod
     def load_config(cls, path: str | Path, overrides: dict[str, Any] | None = None) -> ExpertConfig:
-        """An expert-iteration config file with ``overrides`` (:func:`.expert_config.load_expert_config`)."""
+        """An expert-iteration config file with ``overrides`` (:func:`.config.load_expert_config`)."""
         return load_expert_config(path, overrides)
 
     @classmethod
     def resume_config(cls, path: str | Path, overrides: dict[str, Any] | None = None) -> tuple[ExpertConfig, Path]:
         """The checkpoint ``path`` names (a run folder: its newest whole one; or any file of a checkpoint) and its
-        run's config with ``overrides`` (:func:`.expert_config.resume_expert_config`)."""
+        run's config with ``overrides`` (:func:`.config.resume_expert_config`)."""
         return resume_expert_config(path, overrides)
 
     @classmethod
@@ -173,7 +174,8 @@ class ExpertTrainer(TrainerBase):
 
     def run(self) -> TrainResult:
         """Play and train until ``generations`` are done; the result names ``network.npz``. Ctrl-C or SIGTERM
-        ends the workers and raises :class:`~.interrupts.TrainingInterrupted` naming the last checkpoint."""
+        ends the workers and raises :class:`~five_towers_env.training.interrupts.TrainingInterrupted` naming the last
+        checkpoint."""
         from tqdm import tqdm
 
         cfg, progress = self.cfg, self.progress

@@ -26,7 +26,7 @@ import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from five_towers_env.numerics import one_blas_thread
-from five_towers_env.training.turns import drive_turns
+from five_towers_env.training.ppo.turns import drive_turns
 from five_towers_env.wrappers.single_agent import SingleAgentGymEnv
 
 #: the reward shaping of a training environment: ``(reward, terminated, info) -> reward``

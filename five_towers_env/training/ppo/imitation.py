@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from five_towers_env.evaluation.specs import parse_agent_spec
-from five_towers_env.training.config import TrainConfig
-from five_towers_env.training.reward import shape_reward
+from five_towers_env.training.ppo.config import TrainConfig
+from five_towers_env.training.ppo.reward import shape_reward
 from five_towers_env.wrappers.single_agent import SingleAgentGymEnv
 
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from five_towers_env.training.config import TIE_REWARDS
+from five_towers_env.training.ppo.config import TIE_REWARDS
 from five_towers_env.wrappers.single_agent import SingleAgentGymEnv
 
 

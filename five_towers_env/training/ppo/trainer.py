@@ -17,7 +17,7 @@ evaluations (played in the environment workers, :mod:`.eval_games`):
 3. if it wins ``promote_win_rate`` of the pool games, export it as a snapshot into the pool;
 4. checkpoint every ``checkpoint_every`` timesteps.
 
-Everything lands in ``<out_dir>/<name>/`` (:class:`~.run_folder.RunFolder`): ``config.yaml``,
+Everything lands in ``<out_dir>/<name>/`` (:class:`~five_towers_env.training.run_folder.RunFolder`): ``config.yaml``,
 ``checkpoints/step_N.zip`` (with ``step_N.json``: config, seed, pool and evaluation log at that point;
 written atomically, see :mod:`.checkpoints`), ``snapshots/``, ``eval_log.csv`` and ``learning_curve.png``
 (both rewritten at every evaluation, so a stopped run has its curve), TensorBoard logs in ``tb/``, and at
@@ -30,8 +30,8 @@ continues from the checkpoint's weights, optimiser state, timestep count and poo
 environments restart their generators, so it is not bit-identical to an uninterrupted run. It
 writes into the run folder that holds its checkpoint, not the one its config recorded.
 
-Ctrl-C (or SIGTERM) during :meth:`Trainer.run` saves a checkpoint of the current model and raises
-:class:`~.interrupts.TrainingInterrupted` (a ``KeyboardInterrupt``) naming it.
+Ctrl-C (or SIGTERM) during :meth:`PPOTrainer.run` saves a checkpoint of the current model and raises
+:class:`~five_towers_env.training.interrupts.TrainingInterrupted` (a ``KeyboardInterrupt``) naming it.
 """
 from __future__ import annotations
 
@@ -43,7 +43,8 @@ import numpy as np
 
 from five_towers_env.agents.network_file import export_policy
 from five_towers_env.agents.policy import PolicyAgent
-from five_towers_env.training.checkpoints import (
+from five_towers_env.training.interrupts import TrainingInterrupted, signal_number, sigterm_as_interrupt
+from five_towers_env.training.ppo.checkpoints import (
     RUN_FILES,
     CheckpointError,
     checkpoint_run_dir,
@@ -54,7 +55,7 @@ from five_towers_env.training.checkpoints import (
     resume_config,
     save_checkpoint,
 )
-from five_towers_env.training.config import (
+from five_towers_env.training.ppo.config import (
     TrainConfig,
     build_config,
     config_from_dict,
@@ -63,10 +64,9 @@ from five_towers_env.training.config import (
     load_config,
     setup_key,
 )
-from five_towers_env.training.eval_games import evaluation_games
-from five_towers_env.training.interrupts import TrainingInterrupted, signal_number, sigterm_as_interrupt
-from five_towers_env.training.pool import OpponentPool
-from five_towers_env.training.reward import shape_reward
+from five_towers_env.training.ppo.eval_games import evaluation_games
+from five_towers_env.training.ppo.pool import OpponentPool
+from five_towers_env.training.ppo.reward import shape_reward
 from five_towers_env.training.run_folder import RunFolder, progress_logger
 from five_towers_env.training.trainer import TrainerBase, TrainResult
 from five_towers_env.wrappers.single_agent import SingleAgentGymEnv
@@ -90,7 +90,7 @@ def make_game(cfg: TrainConfig, sampler: Any, index: int = 0) -> SingleAgentGymE
 
 
 def _games_in_process(cfg_dict: dict[str, Any], sampler: Any, count: int, first: int = 0) -> Any:
-    from five_towers_env.training.vec_env import SelfPlayVecEnv  # SB3: the rl extra
+    from five_towers_env.training.ppo.vec_env import SelfPlayVecEnv  # SB3: the rl extra
 
     cfg = config_from_dict(cfg_dict)
     return SelfPlayVecEnv([make_game(cfg, sampler, first + i) for i in range(count)],
@@ -102,7 +102,7 @@ def make_vec_env(cfg: TrainConfig, sampler: Any) -> Any:
     ``env_workers`` worker processes (``ProcessVecEnv``) if ``cfg.subproc`` (see :mod:`.vec_env`)."""
     import functools
 
-    from five_towers_env.training.vec_env import ProcessVecEnv
+    from five_towers_env.training.ppo.vec_env import ProcessVecEnv
 
     workers = min(cfg.env_workers, cfg.n_envs) if cfg.subproc else 1
     if workers <= 1:
@@ -176,7 +176,7 @@ def _new_model(cfg: TrainConfig, venv: Any) -> MaskablePPO:
     net_arch = {"pi": list(p.net_arch), "vf": list(p.net_arch)}
     policy_kwargs: dict[str, Any] = {"net_arch": net_arch, "activation_fn": activation}
     if p.architecture == "typed":  # the game's own layout (config validation refuses a game without one)
-        from five_towers_env.training.networks import TypedPolicy
+        from five_towers_env.training.ppo.networks import TypedPolicy
 
         policy, net_arch["pi"] = TypedPolicy, []  # the typed actor reads the observation itself
         policy_kwargs["game"] = cfg.game
@@ -187,9 +187,9 @@ def _new_model(cfg: TrainConfig, venv: Any) -> MaskablePPO:
         policy_kwargs=policy_kwargs, tensorboard_log=None, verbose=0)
 
 
-class Trainer(TrainerBase):
+class PPOTrainer(TrainerBase):
     """One run: builds (or resumes) the model, the pool and the environments, then :meth:`run` (the
-    :class:`~.trainer.Trainer` protocol)."""
+    :class:`~five_towers_env.training.trainer.Trainer` protocol)."""
 
     method: ClassVar[str] = "ppo"
     run_files: ClassVar[tuple[str, ...]] = RUN_FILES
@@ -244,7 +244,7 @@ class Trainer(TrainerBase):
         self.venv = make_vec_env(cfg, self.pool.sampler())
         self.model = self._load(resume) if resume else _new_model(cfg, self.venv)
         if not resume and cfg.init_policy:
-            from five_towers_env.training.warm_start import load_actor
+            from five_towers_env.training.ppo.warm_start import load_actor
 
             try:
                 load_actor(self.model, init_policy_path(cfg.init_policy))
@@ -274,7 +274,7 @@ class Trainer(TrainerBase):
 
     def imitate(self) -> dict[str, float]:
         """Warm start: fit the policy to the teacher's decisions against the initial pool."""
-        from five_towers_env.training.imitation import collect_in_parts, collect_teacher_games, fit_policy
+        from five_towers_env.training.ppo.imitation import collect_in_parts, collect_teacher_games, fit_policy
 
         cfg = self.cfg
         if self.progress:
@@ -391,7 +391,7 @@ class Trainer(TrainerBase):
             self.evaluate()  # the untrained policy: the first point of the learning curve
         next_ckpt = (self.model.num_timesteps // cfg.checkpoint_every + 1) * cfg.checkpoint_every
         if self.model.num_timesteps < cfg.value_warmup_steps:
-            from five_towers_env.training.warm_start import frozen_actor
+            from five_towers_env.training.ppo.warm_start import frozen_actor
 
             with frozen_actor(self.model.policy):
                 self.learn_steps(cfg.value_warmup_steps - int(self.model.num_timesteps))

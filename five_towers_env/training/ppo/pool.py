@@ -18,8 +18,8 @@ import numpy as np
 
 from five_towers_env.agents.policy import PolicyAgent
 from five_towers_env.atomic import write_text
-from five_towers_env.core.game import DEFAULT_GAME, get_game
-from five_towers_env.training.config import PoolSettings
+from five_towers_env.core.game import get_game
+from five_towers_env.training.ppo.config import PoolSettings
 
 SNAPSHOT = "snapshot:"
 
@@ -32,8 +32,8 @@ class PoolSampler:
     (sampling from their policy, re-seeded every game by the environment); one trained for another
     game than ``game`` raises ``ValueError`` when loaded."""
 
-    def __init__(self, entries: Sequence[tuple[str, float]], num_opponents: int, per_seat: bool = True,
-                 game: str = DEFAULT_GAME) -> None:
+    def __init__(self, entries: Sequence[tuple[str, float]], num_opponents: int, per_seat: bool = True, *,
+                 game: str) -> None:
         entries = [(label, float(w)) for label, w in entries if w > 0]
         if not entries:
             raise ValueError("the pool has no entry with a positive weight")
@@ -76,7 +76,7 @@ class PoolSampler:
 class OpponentPool:
     """Which baselines and snapshots the learner meets, with the weights of ``settings``, in ``game``."""
 
-    def __init__(self, settings: PoolSettings, num_players: int, game: str = DEFAULT_GAME) -> None:
+    def __init__(self, settings: PoolSettings, num_players: int, game: str) -> None:
         self.settings = settings
         self.num_players = num_players
         self.game = get_game(game).name

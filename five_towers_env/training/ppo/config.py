@@ -3,7 +3,8 @@
 Every setting is documented on its field. A config file holds any subset of them (the rest keep
 their defaults) in sections mirroring the dataclasses: top-level run settings, ``ppo:``,
 ``pool:`` and ``imitation:``. Unknown keys, wrong types and out-of-range values are errors that name the key
-(the YAML reading, type checks and settings table are :mod:`.config_base`'s, shared with expert iteration).
+(the YAML reading, type checks and settings table are :mod:`~five_towers_env.training.config_base`'s, shared
+with expert iteration).
 """
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ MAX_ROLLOUT = 262_144
 #: the values of ``tie_reward``: how the training reward counts a shared win
 TIE_REWARDS = ("full", "share")
 
-def baselines(game: str = DEFAULT_GAME) -> tuple[str, ...]:
+def baselines(game: str) -> tuple[str, ...]:
     """The agents of ``game``'s registry a run may train against, evaluate against or imitate: those that can
     be pool opponents (:func:`~five_towers_env.agents.registry.pool_opponents`)."""
     from five_towers_env.agents.registry import pool_opponents
@@ -43,7 +44,8 @@ def baselines(game: str = DEFAULT_GAME) -> tuple[str, ...]:
 class PPOSettings:
     """Hyper-parameters handed to sb3-contrib's ``MaskablePPO``."""
 
-    #: upper limits (:func:`~.config_base.limits_of`); the rollout ``n_steps * n_envs`` is at most MAX_ROLLOUT
+    #: upper limits (:func:`~five_towers_env.training.config_base.limits_of`); the rollout ``n_steps * n_envs`` is
+    #: at most MAX_ROLLOUT
     LIMITS: ClassVar[dict[str, int | tuple[int, int]]] = {
         "n_steps": 65_536, "batch_size": 262_144, "n_epochs": 1_000, "net_arch": (4_096, 8)}
     learning_rate: float = 3e-4
@@ -72,7 +74,7 @@ class PPOSettings:
     architecture: str = "mlp"
     """Policy network: ``mlp`` (an MLP on the flat observation) or ``typed`` (a game that declares a typed
     layout, ``GameSpec.architectures``; 5 Towers: one encoder and one action head shared by the five tower
-    types, see ``five_towers_env/training/networks.py``)."""
+    types, see ``five_towers_env/training/ppo/networks.py``)."""
     activation: str = "tanh"
     """Hidden activation: ``tanh`` or ``relu``."""
 
@@ -110,7 +112,7 @@ class PoolSettings:
 @dataclass
 class ImitationSettings:
     """Optional warm start: behaviour cloning of a teacher agent before PPO (see
-    ``five_towers_env/training/imitation.py``)."""
+    ``five_towers_env/training/ppo/imitation.py``)."""
 
     LIMITS: ClassVar[dict[str, int | tuple[int, int]]] = {
         "games": MAX_GAMES, "epochs": 1_000, "batch_size": 262_144}

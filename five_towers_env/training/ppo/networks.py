@@ -27,7 +27,7 @@ import torch
 import torch.nn as nn
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-from five_towers_env.core.game import get_game
+from five_towers_env.core.game import DEFAULT_GAME, get_game
 from five_towers_env.core.typed_net import TYPED_LAYERS
 
 
@@ -45,7 +45,7 @@ class TypedActor(nn.Module):
 
     def __init__(self, game: str | None = None, type_hidden: int = 128, trunk_hidden: int = 256) -> None:
         super().__init__()
-        spec = get_game(game)
+        spec = get_game(DEFAULT_GAME if game is None else game)
         layout = spec.architecture("typed")
         self.game = spec.name
         self.num_types = layout.num_types

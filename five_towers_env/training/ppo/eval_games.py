@@ -1,6 +1,6 @@
 """The games a training run is judged by: evaluations during training (:func:`play_games`, in the
 environment workers with :func:`evaluation_games`) and the final table (:func:`final_evaluation`); the
-learning curve is drawn by :func:`~.run_folder.plot_curve`."""
+learning curve is drawn by :func:`~five_towers_env.training.run_folder.plot_curve`."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -10,14 +10,14 @@ import numpy as np
 
 from five_towers_env.agents.policy import PolicyAgent
 from five_towers_env.core.game import DEFAULT_GAME
-from five_towers_env.training.config import TrainConfig
-from five_towers_env.training.reward import shape_reward
-from five_towers_env.training.turns import play_batched
+from five_towers_env.training.ppo.config import TrainConfig
+from five_towers_env.training.ppo.reward import shape_reward
+from five_towers_env.training.ppo.turns import play_batched
 from five_towers_env.wrappers.single_agent import SingleAgentGymEnv
 
 
 def play_games(agent: Any, num_players: int, variant: str, opponents: Any, games: int,
-               seed: int, game: str = DEFAULT_GAME, batch: int = 32) -> dict[str, float]:
+               seed: int, game: str, batch: int = 32) -> dict[str, float]:
     """Win rate (shared wins count), mean score and margin of ``agent`` (any agent of ``game``: it
     gets the game's usual ``agent_info``) over ``games`` seeded games in random seats; ``opponents``
     is a registry name of ``game`` or a pool sampler. An agent with ``act_batch`` (a policy network)
@@ -60,7 +60,7 @@ def evaluation_games(policy: str, game: str, num_players: int, variant: str, opp
 
 def evaluation_table(policy: str | Path, num_players: int, variant: str, opponents: list[str], games: int,
                      seed: int = 0, workers: int | None = 1, progress: bool = True,
-                     game: str = DEFAULT_GAME) -> list[dict[str, Any]]:
+                     *, game: str) -> list[dict[str, Any]]:
     """The policy against each baseline of ``game`` (``num_players - 1`` copies of it), seats rotated, over
     ``games`` seeded paired games: one row per baseline with the policy's
     :func:`~five_towers_env.evaluation.summary.summarize` row (win rate with a shared win counting 1/k,

@@ -1,7 +1,8 @@
 """The policy-value network of expert iteration (torch), and its export to the numpy file the agents read.
 
 Two bodies, as for ``ppo`` (:mod:`five_towers_env.agents.policy`): the ``typed`` actor of
-:mod:`.networks` (for a game that declares a typed layout, its spec's ``architectures``: weights shared
+:mod:`~five_towers_env.training.ppo.networks` (for a game that declares a typed layout, its spec's
+``architectures``: weights shared
 across the groups it lays out) and an ``mlp`` (ReLU hidden layers). Either one's last features (the
 typed trunk, the MLP's last hidden layer) feed a value head: a ReLU layer and one logit per seat,
 counted from the observer on (soft-max: every seat's expected reward share). The file written by
@@ -36,7 +37,7 @@ class PolicyValueModel(nn.Module):
         super().__init__()
         self.architecture = architecture
         if architecture == "typed":
-            from five_towers_env.training.networks import TypedActor
+            from five_towers_env.training.ppo.networks import TypedActor
 
             trunk = 256
             self.typed = TypedActor(game, trunk_hidden=trunk)

@@ -2,7 +2,8 @@
 
 Every setting is a field of :class:`ExpertConfig` with its meaning beside it; a config file holds
 any subset of them. Unknown keys and values of the wrong type or range are errors naming the key
-(the YAML reading, type checks and settings table are :mod:`.config_base`'s, shared with ``train``).
+(the YAML reading, type checks and settings table are :mod:`~five_towers_env.training.config_base`'s, shared
+with ``train``).
 """
 from __future__ import annotations
 
@@ -40,7 +41,8 @@ from five_towers_env.training.config_base import (
 class ExpertConfig:
     """One expert-iteration run: a policy-value network and the search it guides, improving each other."""
 
-    #: upper limits of the numbers (:func:`~.config_base.limits_of`), documented in the settings table
+    #: upper limits of the numbers (:func:`~five_towers_env.training.config_base.limits_of`), documented in the
+    #: settings table
     LIMITS: ClassVar[dict[str, int | tuple[int, int]]] = {
         "seed": 2**63 - 1, "hidden": (4_096, 8), "generations": 100_000, "games_per_generation": MAX_GAMES,
         "warmup_games": MAX_GAMES, "warmup_steps": 10**8, "teacher_generations": 100_000, "simulations": 1_000_000,
@@ -132,7 +134,8 @@ class ExpertConfig:
     eval_every: int = 1
     """Generations between the evaluations of the learning curve (the last generation is always evaluated)."""
     eval_games: int = 100
-    """Games of `net` and of `guided` against the heuristic at each evaluation (paired deals, `eval_seed`)."""
+    """Games of `net` and of `guided` against the game's teacher (`GameSpec.teacher`) at each evaluation (paired
+    deals, `eval_seed`)."""
     eval_mcts_games: int = 40
     """Games of `net` and of `guided` against `eval_mcts` at each evaluation (0: none)."""
     eval_mcts: str = "mcts"
@@ -239,9 +242,10 @@ def load_expert_config(path: str | Path, overrides: dict[str, Any] | None = None
     return build_expert_config(data, overrides, source=str(path))
 
 
-#: expert iteration's checkpoints (:mod:`.checkpoint_files`): ``<run>/checkpoints/step_G.pt`` (the model and
-#: optimiser), ``step_G.npz`` (the replay buffer) and ``step_G.json`` (the counters, written last), ``G`` the
-#: generations done; each part a whole zip. Only the newest is kept: the buffer is big.
+#: expert iteration's checkpoints (:mod:`~five_towers_env.training.checkpoint_files`):
+#: ``<run>/checkpoints/step_G.pt`` (the model and optimiser), ``step_G.npz`` (the replay buffer) and
+#: ``step_G.json`` (the counters, written last), ``G`` the generations done; each part a whole zip.
+#: Only the newest is kept: the buffer is big.
 def _expert_state_problem(state: dict[str, Any]) -> str | None:
     """What is wrong with the values of an expert-iteration checkpoint's state (its keys are checked already)."""
     for key in ("generation", "games"):
@@ -283,10 +287,11 @@ def newest_expert_checkpoint(run_dir: Path) -> Path | None:
 
 def resume_expert_config(path: str | Path, overrides: dict[str, Any] | None = None) -> tuple[ExpertConfig, Path]:
     """The checkpoint ``path`` names (a run folder: its newest whole one; or any file of a checkpoint, see
-    :func:`.checkpoint_files.resolve_checkpoint`), checked whole, and the config of its run (``config.yaml``
+    :func:`~five_towers_env.training.checkpoint_files.resolve_checkpoint`), checked whole, and the config of its
+    run (``config.yaml``
     in the folder that holds ``checkpoints/``) with ``overrides``, writing into that folder whatever folder its
     config recorded (a moved run continues where it is); ``out_dir`` and ``name`` cannot be overridden on
-    resume. :class:`~.checkpoint_files.CheckpointError` names the file at fault."""
+    resume. :class:`~five_towers_env.training.checkpoint_files.CheckpointError` names the file at fault."""
     try:
         checkpoint = resolve_checkpoint(path, EXPERT_CHECKPOINT)
     except CheckpointError:
