@@ -84,6 +84,10 @@ def _instrument(counters: Any) -> dict[str, float]:
 
     MaskablePPO.collect_rollouts = wall_timer("rollout_s", MaskablePPO.collect_rollouts)
     MaskablePPO.train = wall_timer("update_s", MaskablePPO.train)
+    lean = _module("five_towers_env.training.ppo.lean")
+    if lean is not None:  # the package's own loop (ppo.loop: lean)
+        lean.LeanLoop._rollout = wall_timer("rollout_s", lean.LeanLoop._rollout)
+        lean.LeanLoop._update = wall_timer("update_s", lean.LeanLoop._update)
     GameSpec.agent_info = cpu_timer(CATEGORIES.index("agent_info"), GameSpec.agent_info)
     for cls in _agent_classes():
         for name in ("act", "act_batch"):
@@ -164,7 +168,9 @@ def measure(config: str, steps: int, overrides: dict[str, Any] | None = None) ->
         trainer = trainer_class(cfg, progress=False)
         venv = trainer.venv
         venv.step_wait = wall_timer("env_wait_s", venv.step_wait)
-        venv.env_method = wall_timer("env_wait_s", venv.env_method)  # the action masks, every step
+        venv.env_method = wall_timer("env_wait_s", venv.env_method)  # the action masks, every step (SB3)
+        if hasattr(venv, "action_masks"):
+            venv.action_masks = wall_timer("env_wait_s", venv.action_masks)  # the same, as the lean loop asks
         trainer.start = time.time()
         t0 = time.perf_counter()
         trainer.evaluate()
@@ -216,7 +222,7 @@ def _ppo_trainer() -> Any:
         selfplay = importlib.import_module("five_towers_env.training.selfplay")
         config = importlib.import_module("five_towers_env.training.config")
 
-        class OldTrainer(selfplay.Trainer):  # type: ignore[name-defined,misc]
+        class OldTrainer(selfplay.Trainer):
             load_config = staticmethod(config.load_config)
 
         return OldTrainer
@@ -282,30 +288,36 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--numerics", nargs="+", default=[], choices=["portable", "native"],
                         help="measure this checkout under each of these numerics (five_towers_env/numerics.py), "
                              "e.g. --numerics portable native for what pinning the kernels costs")
+    parser.add_argument("--loops", nargs="+", default=[], choices=["sb3", "lean"],
+                        help="measure this checkout with each of these PPO loops (ppo.loop), e.g. --loops sb3 lean")
     parser.add_argument("--inner", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.inner:
         print(json.dumps(measure(args.inner, args.steps, _overrides(args.set))))
         return 0
-    # (label, checkout, numerics): this checkout once per --numerics mode (once as configured without), then the others
-    checkouts = [(mode or "new", HERE, mode) for mode in args.numerics or [""]]
+    # (label, checkout, numerics, overrides): this checkout once per --numerics mode and --loops loop (once as
+    # configured without), then the others
+    checkouts = [(f"{mode}{'/' if mode and loop else ''}{loop}" or "new", HERE, mode,
+                  [f"ppo.loop={loop}"] if loop else [])
+                 for mode in args.numerics or [""] for loop in args.loops or [""]]
     for text in args.checkout:
         path, _, label = text.partition("=")
-        checkouts.append((label or Path(path).name, Path(path).resolve(), ""))
+        checkouts.append((label or Path(path).name, Path(path).resolve(), "", []))
     rows: dict[str, list[dict[str, Any]]] = {}
     for r in range(args.rounds):
         order = checkouts if r % 2 == 0 else checkouts[::-1]
         for game in args.games:
-            for label, path, mode in order:
-                row = _run_row(path, game, args.steps, args.set, mode)
+            for label, path, mode, extra in order:
+                row = _run_row(path, game, args.steps, [*args.set, *extra], mode)
                 rows.setdefault(f"{game}/{label}", []).append(row)
                 print(f"round {r + 1} {game:11s} {label:6s} {row['steps_per_s']:8.1f} steps/s "
                       f"(with evaluation {row['steps_per_s_with_eval']:.1f})", flush=True)
     result: dict[str, Any] = {
         "command": "python benchmarks/train_throughput.py " + " ".join(argv if argv is not None else sys.argv[1:]),
         "steps": args.steps, "rounds": args.rounds, "cpus": os.cpu_count(),
-        "checkouts": {label: {"path": str(path), "commit": _git_commit(path), "numerics": mode or "as configured"}
-                      for label, path, mode in checkouts},
+        "checkouts": {label: {"path": str(path), "commit": _git_commit(path), "numerics": mode or "as configured",
+                              "overrides": extra}
+                      for label, path, mode, extra in checkouts},
         "rows": {key: {"runs": runs, "steps_per_s": _summary([x["steps_per_s"] for x in runs]),
                        "steps_per_s_with_eval": _summary([x["steps_per_s_with_eval"] for x in runs])}
                  for key, runs in rows.items()},
@@ -313,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
     ratios = {}
     for game in args.games:
         first = checkouts[0][0]
-        for label, _, _ in checkouts[1:]:
+        for label, *_ in checkouts[1:]:
             for key in ("steps_per_s", "steps_per_s_with_eval"):
                 per_round = [a[key] / b[key] for a, b in zip(rows[f"{game}/{first}"], rows[f"{game}/{label}"])]
                 ratios[f"{game}: {first} / {label}, {key}"] = _summary(per_round)

@@ -77,11 +77,17 @@ class PPOSettings:
     types, see ``five_towers_env/training/ppo/networks.py``)."""
     activation: str = "tanh"
     """Hidden activation: ``tanh`` or ``relu``."""
+    loop: str = "sb3"
+    """Who runs the rollouts and updates on the model: ``sb3`` (sb3-contrib's ``MaskablePPO.learn``) or ``lean``
+    (the same algorithm written out in ``five_towers_env/training/ppo/lean.py``, without SB3's per-step
+    overhead). The network, optimiser, checkpoints and exported policies are the same with either."""
 
 
 #: ``ppo.architecture`` values: ``mlp`` reads any game's observation, ``typed`` the layout a game declares
 #: for it (``GameSpec.architectures``)
 ARCHITECTURES = ("mlp", "typed")
+#: ``ppo.loop`` values: sb3-contrib's ``learn``, or the package's own loop (``lean.py``)
+LOOPS = ("sb3", "lean")
 
 
 @dataclass
@@ -304,6 +310,7 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     _require(cfg.numerics in NUMERICS_MODES, f"numerics: portable or native, got {cfg.numerics!r}")
     _require(p.activation in ("tanh", "relu"), f"ppo.activation: tanh or relu, got {p.activation!r}")
     _require(p.architecture in ARCHITECTURES, f"ppo.architecture: mlp or typed, got {p.architecture!r}")
+    _require(p.loop in LOOPS, f"ppo.loop: {' or '.join(LOOPS)}, got {p.loop!r}")
     _require(p.architecture == "mlp" or p.architecture in game.architectures,
              f"ppo.architecture: {game.title} has no {p.architecture} network (it reads a layout the game declares, "
              f"GameSpec.architectures); {game.title} trains architecture: "

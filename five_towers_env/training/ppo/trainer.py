@@ -166,6 +166,34 @@ def episode_callback(total: int, start: int, progress: bool, threads: tuple[int,
     return EpisodeStats()
 
 
+class LeanProgress:
+    """What :func:`episode_callback` does for the lean loop (``ppo.loop: lean``), called after every vector
+    step with its ``infos``: the learner's game outcomes into the model's logger, and the progress bar."""
+
+    def __init__(self, model: Any, total: int, progress: bool, note: str = "") -> None:
+        self.model, self.total = model, total
+        self.bar = None
+        if progress:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, initial=min(int(model.num_timesteps), total), unit="step", desc="training",
+                            dynamic_ncols=True, mininterval=2.0, smoothing=0.05)
+            if note:
+                self.bar.set_postfix_str(note, refresh=False)
+
+    def __call__(self, infos: list[dict[str, Any]]) -> None:
+        for info in infos:
+            for key, value in info.get("episode_outcome", {}).items():
+                self.model.logger.record_mean(f"episode/{key}", value)
+        if self.bar is not None:
+            self.bar.update(max(0, min(int(self.model.num_timesteps), self.total) - self.bar.n))
+
+    def close_bar(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+
 def _new_model(cfg: TrainConfig, venv: Any) -> MaskablePPO:
     import torch
     from sb3_contrib import MaskablePPO
@@ -228,7 +256,8 @@ class PPOTrainer(TrainerBase):
         self.run_dir = cfg.run_dir
         self.folder = RunFolder(cfg.run_dir, RUN_FILES)
         resume = resolve_checkpoint(resume) if resume else None  # a run folder: its newest whole checkpoint
-        self.callback: Any = None  # the current chunk's episode_callback (its progress bar)
+        self.callback: Any = None  # the current chunk's episode_callback or LeanProgress (its progress bar)
+        self._lean: Any = None  # the lean loop (ppo.loop: lean), built at the first chunk
         self.last_eval = ""  # the last evaluation's win rates, for the progress bar
         self._last_eval: tuple[int, float, float] | None = None  # its (steps, end time, seconds)
         state = checkpoint_state(resume) if resume else None
@@ -406,10 +435,23 @@ class PPOTrainer(TrainerBase):
                 next_ckpt += cfg.checkpoint_every
 
     def learn_steps(self, steps: int) -> None:
-        """Train ``steps`` more learner decisions (rounded up to whole rollouts), without evaluating."""
+        """Train ``steps`` more learner decisions (rounded up to whole rollouts), without evaluating, with the
+        config's loop (``ppo.loop``)."""
         cfg = self.cfg
+        threads = (cfg.rollout_threads, cfg.torch_threads)
+        if cfg.ppo.loop == "lean":
+            from five_towers_env.training.ppo.lean import LeanLoop
+
+            if self._lean is None:
+                self._lean = LeanLoop(self.model, self.venv, threads)
+            self.callback = LeanProgress(self.model, cfg.total_timesteps, self.progress, self.last_eval)
+            try:
+                self._lean.learn(steps, self.callback)
+            finally:
+                self.callback.close_bar()
+            return
         self.callback = episode_callback(cfg.total_timesteps, int(self.model.num_timesteps), self.progress,
-                                         (cfg.rollout_threads, cfg.torch_threads), self.last_eval)
+                                         threads, self.last_eval)
         self.model.learn(steps, reset_num_timesteps=False, callback=self.callback)
 
     def _interrupted(self, signum: int) -> TrainingInterrupted:
