@@ -29,8 +29,18 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from five_towers_env.training.ppo.networks import skip_zero_columns
+
 #: the logit a masked action gets (sb3-contrib's MaskableCategorical uses the same)
 MASKED = -1e8
+
+
+def _mlp(layers: torch.nn.Sequential, x: torch.Tensor) -> torch.Tensor:
+    """``layers(x)`` with the first linear layer over ``x``'s non-zero columns only (exact, see
+    :func:`~five_towers_env.training.ppo.networks.skip_zero_columns`)."""
+    for i, layer in enumerate(layers):
+        x = skip_zero_columns(layer, x) if i == 0 and isinstance(layer, torch.nn.Linear) else layer(x)
+    return x
 
 
 class LeanLoop:
@@ -41,6 +51,11 @@ class LeanLoop:
     def __init__(self, model: Any, venv: Any, threads: tuple[int, int] | None = None) -> None:
         self.model, self.venv, self.threads = model, venv, threads
         self.policy = model.policy
+        from stable_baselines3.common.torch_layers import FlattenExtractor
+
+        flat = isinstance(self.policy.pi_features_extractor, FlattenExtractor)
+        if not flat or len(venv.observation_space.shape) != 1:
+            raise ValueError("the lean loop trains on flat observations (a FlattenExtractor policy); use ppo.loop: sb3")
         n, steps = venv.num_envs, model.n_steps
         obs_size = int(np.prod(venv.observation_space.shape))
         actions = int(venv.action_space.n)
@@ -55,12 +70,18 @@ class LeanLoop:
     # -- the network --------------------------------------------------------------------------
 
     def _forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Masked log-probabilities ``(batch, actions)`` and values ``(batch,)`` (the policy's own layers, as
-        its ``forward`` and ``evaluate_actions`` use them)."""
+        """Masked log-probabilities ``(batch, actions)`` and values ``(batch,)``: the policy's own layers, as its
+        ``forward`` and ``evaluate_actions`` use them (a flat observation is its own feature vector), with the
+        first layer of each network skipping the columns that are zero in the whole batch and the typed
+        actor's :meth:`~five_towers_env.training.ppo.networks.TypedActor.fast_forward`: the same numbers up to
+        float rounding, for about half the work."""
         policy = self.policy
-        features = policy.extract_features(obs, policy.pi_features_extractor)
-        latent_pi, latent_vf = policy.mlp_extractor(features)
-        logits = policy.action_net(latent_pi).masked_fill(~mask, MASKED)
+        extractor = policy.mlp_extractor
+        latent_pi = _mlp(extractor.policy_net, obs)
+        latent_vf = _mlp(extractor.value_net, obs)
+        head = policy.action_net
+        logits = head.fast_forward(latent_pi) if hasattr(head, "fast_forward") else head(latent_pi)
+        logits = logits.masked_fill(~mask, MASKED)
         return F.log_softmax(logits, dim=-1), policy.value_net(latent_vf).squeeze(-1)
 
     # -- 1. rollout ---------------------------------------------------------------------------

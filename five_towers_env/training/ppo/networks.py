@@ -25,10 +25,20 @@ from typing import Any, cast
 import numpy as np
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 from five_towers_env.core.game import DEFAULT_GAME, get_game
 from five_towers_env.core.typed_net import TYPED_LAYERS
+
+
+def skip_zero_columns(layer: nn.Linear, x: torch.Tensor) -> torch.Tensor:
+    """``layer(x)`` computed over the input columns that are non-zero in some row of ``x`` only. Exact: a column
+    that is zero in every row adds nothing to the output, and its weights' gradients are zero either way.
+    Observations are sparse (one-hots and counts; a 2-player 5 Towers game leaves the three absent seats'
+    columns zero), so the first layer, the widest, shrinks by half or more."""
+    live = (x != 0).reshape(-1, x.shape[-1]).any(0).nonzero().squeeze(1)
+    return F.linear(x.index_select(-1, live), layer.weight.index_select(1, live), layer.bias)
 
 
 class TypedActor(nn.Module):
@@ -82,6 +92,27 @@ class TypedActor(nn.Module):
         type_logits = self.thead(torch.cat([enc, trunk[:, None].expand(-1, self.num_types, -1)], dim=-1))
         out = torch.cat([self.ghead(trunk), type_logits.reshape(batch, -1)], dim=-1)
         return out[:, self.action_order], trunk
+
+    def fast_forward(self, obs: torch.Tensor) -> torch.Tensor:
+        """:meth:`forward`'s logits, the same up to float rounding, for about half its work (the lean loop's).
+
+        Two exact shortcuts: the type encoder's first layer reads only the input columns that are non-zero
+        somewhere in the batch (:func:`skip_zero_columns`: a 2-player game leaves more than half of them zero),
+        and the type head's first layer applies its trunk part once per sample instead of once per type."""
+        batch = obs.shape[0]
+        per_type = torch.cat([obs[:, self.type_index], self.type_onehot.expand(batch, -1, -1)], dim=-1)
+        first, *rest = self.tenc
+        enc = skip_zero_columns(cast(nn.Linear, first), per_type)
+        for layer in rest:
+            enc = layer(enc)
+        glob = self.genc(obs[:, self.global_index])
+        trunk = self.trunk(torch.cat([glob, enc.sum(1), enc.max(1).values], dim=-1))
+        head = cast(nn.Linear, self.thead[0])
+        h = enc.shape[-1]
+        hidden = F.linear(enc, head.weight[:, :h], head.bias) + F.linear(trunk, head.weight[:, h:])[:, None]
+        type_logits = self.thead[2](self.thead[1](hidden))
+        out = torch.cat([self.ghead(trunk), type_logits.reshape(batch, -1)], dim=-1)
+        return out[:, self.action_order]
 
     def numpy_params(self) -> dict[str, np.ndarray]:
         """The weights as float32 arrays named ``typed.<layer>.w`` / ``typed.<layer>.b``."""
