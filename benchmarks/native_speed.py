@@ -18,10 +18,17 @@ range of the per-round ratios. The rows:
   picking uniformly from ``info["action_mask"]``; ``gym vector <setup>``: ``gymnasium.make_vec`` of the same
   id (256 games, native ``random`` opponents): learner steps/s.
 - ``memory 4096``: the resident memory a ``VectorGameEnv`` of 4,096 5 Towers games adds (MB).
-- ``agent <name> <setup> python`` / ``native``: the rule-based opponents' decisions/s (``greedy``, ``heuristic``),
-  the agent's ``act`` on the seat's public view at positions of seeded games with a choice, on each backend (the
-  native one decides in C++, the view converted); ``native, batched``: the compiled agent on the native games
-  themselves, all the positions in one call (``greedy_actions`` / ``heuristic_actions``, the GIL released).
+- ``agent <name> <setup> python`` / ``native``: the rule-based opponents' decisions/s (``greedy``, ``heuristic``;
+  Campanile and 5 Towers, each game's own), the agent's ``act`` on the seat's public view at positions of seeded
+  games with a choice, on each backend (the native one decides in C++, the view converted); ``native, batched``:
+  the compiled agent on the native games themselves, all the positions in one call (``greedy_actions`` /
+  ``heuristic_actions``, the GIL released).
+- ``gym vector <setup> <opponent> per game`` / ``batched``: ``GymVectorEnv`` of 64 games against ``heuristic``
+  or ``ppo`` opponents, random legal learner actions: learner steps/s. ``per game`` asks every opponent's
+  ``act`` one game at a time on its public view (``batch_opponents=False``); ``batched`` lets each agent class
+  decide for all the games waiting on it in one call (``act_group``: one ``act_batch`` for the network, one
+  compiled call for Campanile's rule-based agents; an agent without a batched hook, the default, is asked
+  game by game there too). The same moves either way (tests/test_gym_vector_opponents.py).
 
     python benchmarks/native_speed.py --seconds 2 --rounds 3 --json results/native_speed/native_speed.json
 """
@@ -190,6 +197,30 @@ def gym_vector(game: str, n: int, variant: str, seconds: float, warmup: float) -
     return _timed(steps, seconds, warmup)
 
 
+OPPONENT_ENVS = 64
+OPPONENTS = ("heuristic", "ppo")
+OPPONENT_SETUPS = ("5T 2p base", "Campanile 2p")
+
+
+def gym_vector_opponents(game: str, n: int, variant: str, opponent: str, batch: bool, seconds: float,
+                         warmup: float) -> dict:
+    from five_towers_env.wrappers.gym_vector import GymVectorEnv
+
+    env = GymVectorEnv(OPPONENT_ENVS, game=game, num_players=n, variant=variant, opponents=opponent,
+                       batch_opponents=batch)
+    rng = np.random.default_rng(0)
+    _, infos = env.reset(seed=0)
+
+    def steps() -> int:
+        nonlocal infos
+        for _ in range(5):
+            noise = rng.random(infos["action_mask"].shape) * infos["action_mask"]  # a uniform legal action per row
+            _, _, _, _, infos = env.step(noise.argmax(axis=1))
+        return 5 * OPPONENT_ENVS
+
+    return _timed(steps, seconds, warmup)
+
+
 def memory(seconds: float, warmup: float) -> dict:
     import resource
 
@@ -210,7 +241,7 @@ def memory(seconds: float, warmup: float) -> dict:
 
 
 AGENTS = ("greedy", "heuristic")
-AGENT_SETUP = "Campanile 2p"
+AGENT_SETUPS = ("Campanile 2p", "5T 2p base", "5T 2p great_powers")
 AGENT_POSITIONS = 400
 
 
@@ -277,15 +308,22 @@ def rows() -> dict[str, Callable[[float, float], dict]]:
                 lambda s, w, g=game, n=n, v=variant, b=backend: pettingzoo_env(g, n, v, s, w, b))
         out[f"gym {label} python"] = lambda s, w, g=game, n=n, v=variant: gym_single(g, n, v, s, w)
         out[f"gym vector {label}"] = lambda s, w, g=game, n=n, v=variant: gym_vector(g, n, v, s, w)
+    for label in OPPONENT_SETUPS:
+        game, n, variant = SETUPS[label]
+        for opponent in OPPONENTS:
+            for kind, batch in (("per game", False), ("batched", True)):
+                out[f"gym vector {label} {opponent} {kind}"] = (
+                    lambda s, w, g=game, n=n, v=variant, o=opponent, b=batch: gym_vector_opponents(g, n, v, o, b, s, w))
     out["connect_four_v3"] = connect_four
     out["memory 4096"] = memory
-    game, n, variant = SETUPS[AGENT_SETUP]
-    for name in AGENTS:
-        for backend in ("python", "native"):
-            out[f"agent {name} {AGENT_SETUP} {backend}"] = (
-                lambda s, w, g=game, n=n, v=variant, a=name, b=backend: agent(g, n, v, a, b, s, w))
-        out[f"agent {name} {AGENT_SETUP} native, batched"] = (
-            lambda s, w, g=game, n=n, v=variant, a=name: agent_batched(g, n, v, a, s, w))
+    for label in AGENT_SETUPS:
+        game, n, variant = SETUPS[label]
+        for name in AGENTS:
+            for backend in ("python", "native"):
+                out[f"agent {name} {label} {backend}"] = (
+                    lambda s, w, g=game, n=n, v=variant, a=name, b=backend: agent(g, n, v, a, b, s, w))
+            out[f"agent {name} {label} native, batched"] = (
+                lambda s, w, g=game, n=n, v=variant, a=name: agent_batched(g, n, v, a, s, w))
     return out
 
 
@@ -297,8 +335,10 @@ RATIOS = {
     **{f"pettingzoo {label} native": "connect_four_v3" for label in ("5T 2p base", "Campanile 2p")},
     **{f"pettingzoo {label} python": "connect_four_v3" for label in ("5T 2p base", "Campanile 2p")},
     **{f"gym vector {label}": f"gym {label} python" for label in ("5T 2p base", "Campanile 2p")},
-    **{f"agent {name} {AGENT_SETUP} {kind}": f"agent {name} {AGENT_SETUP} python"
-       for name in AGENTS for kind in ("native", "native, batched")},
+    **{f"agent {name} {label} {kind}": f"agent {name} {label} python"
+       for label in AGENT_SETUPS for name in AGENTS for kind in ("native", "native, batched")},
+    **{f"gym vector {label} {opponent} batched": f"gym vector {label} {opponent} per game"
+       for label in OPPONENT_SETUPS for opponent in OPPONENTS},
 }
 
 

@@ -25,6 +25,7 @@ another size or with an ``info`` naming another game.
 from __future__ import annotations
 
 import warnings
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -32,11 +33,38 @@ from typing import Any
 import numpy as np
 
 from five_towers_env.agents.network_file import NumpyNetwork, read_network
-from five_towers_env.core.agent import AgentBase, SetupWarning, path_setting_files
+from five_towers_env.core.agent import AgentBase, SetupWarning, WaitingGames, path_setting_files
 from five_towers_env.core.game import DEFAULT_GAME, GameSpec, get_game, parse_setup_key
 
 #: (policy file, players, variant) already warned about in this process: one warning per setup
 _WARNED: set[tuple[str, int, str]] = set()
+#: the networks read lately, by file (path, inode, size, modification time) and how it was read: agents playing
+#: one file share its network (read-only once built), so that building an agent per game reads the file once
+#: and the games' rows go through one batched call (:meth:`PolicyAgent.act_group`); a file rewritten since is
+#: another key, read again
+_NETWORKS: OrderedDict[tuple[Any, ...], NumpyNetwork] = OrderedDict()
+_NETWORKS_KEPT = 16
+
+
+def load_network(path: Path, trust_pickles: bool = False, hint: str | None = None) -> NumpyNetwork:
+    """The network in the file at ``path`` (:func:`~five_towers_env.agents.network_file.read_network`), shared
+    with every agent that loaded the same file, unchanged on disk, the same way in this process (the last
+    few files are kept)."""
+    try:
+        stat = path.stat()
+        key: tuple[Any, ...] | None = (str(path.resolve()), stat.st_ino, stat.st_size, stat.st_mtime_ns,
+                                       trust_pickles, hint)
+    except OSError:
+        key = None  # read_network says what is wrong with the path
+    if key is not None and key in _NETWORKS:
+        _NETWORKS.move_to_end(key)
+        return _NETWORKS[key]
+    network = NumpyNetwork(read_network(path, trust_pickles), hint=hint)
+    if key is not None:
+        _NETWORKS[key] = network
+        while len(_NETWORKS) > _NETWORKS_KEPT:
+            _NETWORKS.popitem(last=False)
+    return network
 
 
 def masked_choice(logits: np.ndarray, mask: np.ndarray, deterministic: bool, rng: np.random.Generator) -> int:
@@ -128,7 +156,7 @@ class PolicyAgent(AgentBase):
     def _use(self, path: Path) -> None:
         """Play the policy file at ``path`` (each file is read once)."""
         if path not in self._networks:
-            self._networks[path] = NumpyNetwork(read_network(path, self.trust_pickles), hint=self._hint)
+            self._networks[path] = load_network(path, self.trust_pickles, self._hint)
         net = self.network = self._networks[path]
         self.path, self.architecture, self.meta, self.game = path, net.architecture, net.meta, net.game
         self.obs_size, self.num_actions = net.obs_size, net.num_actions
@@ -208,11 +236,42 @@ class PolicyAgent(AgentBase):
             self._setup_seen = setup
             self.check_setup(*setup)
         obs = observation["observation"]
-        if np.shape(obs)[-1:] != (self.obs_size,):
-            raise ValueError(f"ppo: {self.path} was trained on {get_game(self.game).title} observations of "
-                             f"{self.obs_size} values, got one of shape {np.shape(obs)}: it plays "
-                             f"game={self.game!r} only")
+        self._check_size(np.shape(obs))
         return masked_choice(self.logits(obs), observation["action_mask"], self.deterministic, self.rng)
+
+    def _check_size(self, shape: tuple[int, ...]) -> None:
+        if shape[-1:] != (self.obs_size,):
+            raise ValueError(f"ppo: {self.path} was trained on {get_game(self.game).title} observations of "
+                             f"{self.obs_size} values, got one of shape {shape}: it plays "
+                             f"game={self.game!r} only")
+
+    @classmethod
+    def act_group(cls, agents: Sequence[Any], games: WaitingGames, rows: Sequence[int]) -> np.ndarray:
+        """The policies' choices for all the games ``rows`` (:meth:`AgentBase.act_group`): each agent first checks
+        the game and setup as its :meth:`act` does (the shipped policy switching to the setup's file), then the
+        rows of the agents playing one network file the same way (one :class:`NumpyNetwork`, see
+        :func:`load_network`; deterministic or sampled) go through :meth:`act_batch` in one call, each sampled
+        row drawing from its own agent's generator in row order: :meth:`act`'s moves and draws. A subclass
+        with its own ``act`` or ``act_batch`` decides through :class:`AgentBase`'s default."""
+        if any(type(a).act is not PolicyAgent.act or type(a).act_batch is not PolicyAgent.act_batch for a in agents):
+            return super().act_group(agents, games, rows)
+        obs, masks = games.observations(rows)
+        setup = (games.num_players, games.variant)
+        for agent in {id(a): a for a in agents}.values():
+            if games.game != agent.game:
+                agent.check_game(games.game)
+            if setup != agent._setup_seen:
+                agent._setup_seen = setup
+                agent.check_setup(*setup)
+            agent._check_size(obs.shape)
+        out = np.empty(len(rows), dtype=np.int64)
+        groups: dict[tuple[int, bool], list[int]] = {}
+        for j, agent in enumerate(agents):
+            groups.setdefault((id(agent.network), agent.deterministic), []).append(j)
+        for members in groups.values():
+            out[members] = agents[members[0]].act_batch(obs[members], masks[members],
+                                                         rngs=[agents[j].rng for j in members])
+        return out
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray,
                   rngs: Sequence[np.random.Generator] | None = None) -> np.ndarray:

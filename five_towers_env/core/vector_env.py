@@ -16,6 +16,7 @@ one learner seat is :class:`five_towers_env.wrappers.gym_vector.GymVectorEnv`.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -115,6 +116,16 @@ class VectorGameEnv:
     def state(self, index: int) -> Any:
         """Game ``index`` as a state of the native engine (a copy: the State protocol, for agents)."""
         return load(self.spec.native_engine.replace(":new_game", ":wrap_core"))(self._core.state(int(index)))
+
+    def native_states(self, rows: Sequence[int], view: bool = True) -> list[Any]:
+        """Games ``rows`` as compiled states of the game's native module (copies; none converted to Python,
+        what :meth:`state`'s agent views cost), for the agents that decide in C++. With ``view`` (default), each
+        as its seat on move sees it: the native ``public_view(seat)``, equal to the ``info["view"]`` agents
+        are given (hidden cards redrawn by the game's fixed rule)."""
+        core = self._core
+        if not view:
+            return [core.state(int(i)) for i in rows]
+        return [core.state(int(i)).public_view(int(self.seat[i])) for i in rows]
 
 
 __all__ = ["VectorGameEnv", "RANDOM", "SKIP", "MAX_SEATS", "native_module"]

@@ -10,12 +10,25 @@ decisions, its masks are in ``infos["action_mask"]`` (int8 ``(N, num_actions)``)
 - **Seats.** Game ``i``'s learner sits at ``learner_seat``, or by default at seat ``i % num_players``, so
   that one batch learns every seat.
 - **Opponents.** ``"random"`` (the default) moves natively, without Python in the loop. Any other agent
-  name of the game (``"heuristic"``, ``"ppo"``, ``"mcts:simulations=50"``, ...) or :class:`Agent` object
-  plays through Python on each game's public view, as in the single-agent environment.
+  name of the game (``"heuristic"``, ``"ppo"``, ``"mcts:simulations=50"``, ...) or :class:`Agent` object is
+  an agent of each game. Every round of opponent moves, the games waiting on an opponent are grouped by the
+  class of the agent on move, and each class decides for its whole group in one call of its
+  :meth:`~five_towers_env.core.agent.AgentBase.act_group` (:func:`~five_towers_env.core.agent.group_actions`):
+  a policy network in one batched call, Campanile's ``greedy`` and ``heuristic`` in one compiled call on the
+  games' native states, any other agent through its ``act`` on each game's public view, as in the single-agent
+  environment. ``batch_opponents=False`` asks every agent's ``act`` one game at a time instead: the same moves
+  (the hook's contract), slower.
+- **Opponents drawn per game.** ``opponent_sampler`` instead of ``opponents``: a callable ``rng -> opponents``
+  (as :class:`~five_towers_env.wrappers.single_agent.SingleAgentGymEnv` takes; training's pool sampler is one)
+  draws the opponents of every new game, game ``i``'s ``e``-th since the reset from
+  ``default_rng([s, i, e])``, which then seeds them (``s``: the reset's seed).
 - **Autoreset.** Same-step (``metadata["autoreset_mode"]``): a game that ends is dealt again at once, the
   observation returned is the new game's first, and the learner's last observation of the finished game is
   in ``infos["final_obs"]`` (rows of the games with ``infos["_final_obs"]`` set).
-- **Seeds.** ``reset(seed=s)`` deals game ``i`` from ``default_rng(s + i)`` and seeds the opponents from ``s``.
+- **Seeds.** ``reset(seed=s)`` deals game ``i`` from ``default_rng(s + i)`` and seeds the opponents from ``s``:
+  an agent named is built for each game with its own seed, an :class:`Agent` object is re-seeded (its
+  ``seed()``, else its ``rng``) as the single-agent environment does. Two resets with one seed and the same
+  learner actions give the same games.
 
 It needs Gymnasium 1.0 or newer (its ``VectorEnv`` API and ``make_vec``); on older releases the ids have no
 vector entry point and making a :class:`GymVectorEnv` says so.
@@ -38,12 +51,17 @@ try:
 except ImportError:  # Gymnasium before 1.0: another VectorEnv API (GymVectorEnv says so when made)
     _SAME_STEP = None
 
-from five_towers_env.agents.registry import agent_class, make_agent_from_text, parse_agent_text
-from five_towers_env.core.agent import Agent, RandomAgent
+from five_towers_env.agents.registry import agent_class, parse_agent_text
+from five_towers_env.core.agent import Agent, RandomAgent, act_each, group_actions
 from five_towers_env.core.game import DEFAULT_GAME, GameSpec, get_game
-from five_towers_env.core.vector_env import RANDOM, SKIP, VectorGameEnv
-
-OpponentSpec = str | Agent
+from five_towers_env.core.vector_env import SKIP, VectorGameEnv
+from five_towers_env.wrappers.single_agent import (
+    OpponentSampler,
+    OpponentSpec,
+    build_opponent,
+    check_opponents,
+    fitted_sampler,
+)
 
 
 class GymVectorEnv(VectorEnv):
@@ -56,15 +74,20 @@ class GymVectorEnv(VectorEnv):
         variant: the setup's variant (default: the game's first).
         opponents: one agent name or object for every opponent seat, or ``num_players - 1`` of them in
             seat order after the learner; default ``"random"`` (native).
+        opponent_sampler: instead of ``opponents``, a callable ``sampler(rng) -> list`` of names or agents,
+            called for every new game (see the module docstring); a pool sampler's ``for_players`` fits it.
         learner_seat: the learner's seat in every game; default: game ``i``'s is ``i % num_players``.
+        batch_opponents: decide for the games waiting on opponents class by class, in one call each (default),
+            or one game at a time through each agent's ``act`` (the reference the batched path is tested against).
         **options: the game's own settings (Campanile ``bet_chip``; ``explicit``).
     """
 
     metadata = {"autoreset_mode": _SAME_STEP}
 
     def __init__(self, num_envs: int = 1, game: str | GameSpec = DEFAULT_GAME, num_players: int = 2,
-                 variant: str | None = None, opponents: OpponentSpec | Sequence[OpponentSpec] = "random",
-                 learner_seat: int | None = None, **options: Any) -> None:
+                 variant: str | None = None, opponents: OpponentSpec | Sequence[OpponentSpec] | None = None,
+                 opponent_sampler: OpponentSampler | None = None, learner_seat: int | None = None,
+                 batch_opponents: bool = True, **options: Any) -> None:
         if _SAME_STEP is None:
             raise RuntimeError(f"the Gymnasium vector environment needs gymnasium>=1.0, found {gymnasium.__version__}")
         spec = get_game(game)
@@ -78,9 +101,19 @@ class GymVectorEnv(VectorEnv):
             raise ValueError(f"learner_seat must be None or a seat 0..{k - 1}, got {learner_seat!r}")
         self.learner_seats = (np.full(n, learner_seat, dtype=np.int32) if learner_seat is not None
                               else (np.arange(n) % k).astype(np.int32))
-        self._opponent_specs = self._check_opponents(opponents, k)
-        self._native_opponents = all(self._uniform_random(o) for o in self._opponent_specs)
-        self._agents: list[list[Agent]] = []
+        if opponents is not None and opponent_sampler is not None:
+            raise ValueError("pass opponents or opponent_sampler, not both")
+        self._sampler = None if opponent_sampler is None else fitted_sampler(opponent_sampler, k)
+        self._opponent_specs = None if self._sampler is not None else check_opponents(
+            "random" if opponents is None else opponents, k, spec.name)
+        # natively only when every opponent of every game is known now to be the uniform random agent
+        self._native_opponents = self._opponent_specs is not None and all(
+            self._uniform_random(o) for o in self._opponent_specs)
+        self.batch_opponents = bool(batch_opponents)
+        self._agents: list[list[Agent]] = []  # game i's opponents, in seat order after its learner
+        self._games = _Waiting(self.env, spec)
+        self._seed = 0  # the last reset's seed: the samplers' generators derive from it
+        self._episodes = np.zeros(n, dtype=np.int64)  # games dealt to each row since the reset
         self.single_observation_space = spaces.Box(low=-1.0, high=2.0, shape=(self.env.observation_size,),
                                                    dtype=np.float32)
         self.single_action_space = spaces.Discrete(self.env.num_actions)
@@ -93,19 +126,6 @@ class GymVectorEnv(VectorEnv):
         self._done_bytes = np.zeros(n, dtype=np.uint8)
         self._started = False
 
-    def _check_opponents(self, opponents: Any, k: int) -> list[OpponentSpec]:
-        if isinstance(opponents, (str, Agent)):
-            opponents = [opponents] * (k - 1)
-        opponents = list(opponents)
-        if len(opponents) != k - 1:
-            raise ValueError(f"{k} players need {k - 1} opponents, got {len(opponents)}")
-        for o in opponents:
-            if isinstance(o, str):
-                parse_agent_text(o, game=self.game_spec.name)
-            elif not isinstance(o, Agent):
-                raise TypeError(f"an opponent must be an agent name or an Agent, got {o!r}")
-        return opponents
-
     def _uniform_random(self, opponent: OpponentSpec) -> bool:
         """Whether ``opponent`` names the uniform random agent without settings: the native core draws its moves."""
         if not isinstance(opponent, str):
@@ -116,17 +136,23 @@ class GymVectorEnv(VectorEnv):
     # -- gymnasium API --------------------------------------------------------------------
 
     def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
-        """Deal every game again (game ``i`` from ``default_rng(seed + i)``) and play the opponents up to
-        each learner's first decision."""
+        """Deal every game again (game ``i`` from ``default_rng(seed + i)``), seat its opponents, and play them
+        up to each learner's first decision."""
         if isinstance(seed, (list, tuple)):
             seed = seed[0] if seed else None
         if options:
             raise ValueError("GymVectorEnv.reset takes no options")
         self.env.reset(seed)
         base = int(seed) if seed is not None else int(np.random.SeedSequence().generate_state(1)[0])
-        if not self._native_opponents:
-            self._agents = [[self._build(o, base * 7919 + i * 11 + j) for j, o in enumerate(self._opponent_specs)]
-                            for i in range(self.num_envs)]
+        self._seed = base
+        self._episodes[:] = 0
+        if self._sampler is not None:
+            self._agents = [self._draw(i) for i in range(self.num_envs)]
+        elif not self._native_opponents:
+            assert self._opponent_specs is not None  # __init__ sets the opponents or the sampler
+            name = self.game_spec.name
+            self._agents = [[build_opponent(o, (base * 7919 + i * 11 + j) % 2**63, name)
+                             for j, o in enumerate(self._opponent_specs)] for i in range(self.num_envs)]
         self._reward[:] = 0.0
         self._terminated[:] = False
         if self._native_opponents:  # to every learner's first decision in one C++ call
@@ -153,10 +179,14 @@ class GymVectorEnv(VectorEnv):
 
     # -- the games ------------------------------------------------------------------------
 
-    def _build(self, spec: OpponentSpec, seed: int) -> Agent:
-        if isinstance(spec, str):
-            return make_agent_from_text(spec, seed=seed % 2**63, game=self.game_spec.name)
-        return spec
+    def _draw(self, i: int) -> list[Agent]:
+        """Game ``i``'s opponents for its next game, from the sampler (see the module docstring)."""
+        assert self._sampler is not None
+        rng = np.random.default_rng([self._seed, i, int(self._episodes[i])])
+        k = self.env.num_players
+        specs = check_opponents(self._sampler(rng), k, self.game_spec.name)
+        seeds = rng.integers(2**63, size=k - 1).tolist()
+        return [build_opponent(o, s, self.game_spec.name) for o, s in zip(specs, seeds)]
 
     def _learner_step(self, actions: np.ndarray | None) -> None:
         env = self.env
@@ -172,29 +202,26 @@ class GymVectorEnv(VectorEnv):
             rows = np.flatnonzero(done)
             self._reward[rows] = env.rewards[rows, self.learner_seats[rows]]
             self._terminated[rows] = True
+            if self._sampler is not None:  # the games dealt again meet newly drawn opponents
+                for i in rows.tolist():
+                    self._episodes[i] += 1
+                    self._agents[i] = self._draw(i)
 
     def _play_opponents(self) -> None:
+        """Rounds of the agents' moves (every game waiting on an opponent moves once a round) until every game
+        waits on its learner (native random opponents move in :meth:`_learner_step` instead)."""
         env = self.env
-        while True:
-            waiting = env.seat != self.learner_seats
-            if not waiting.any():
-                return
-            if self._native_opponents:
-                acts = np.where(waiting, RANDOM, SKIP)
-            else:
-                acts = np.full(self.num_envs, SKIP, dtype=np.int64)
-                for i in np.flatnonzero(waiting):
-                    acts[i] = self._opponent_action(int(i))
-            self._step(acts)
-
-    def _opponent_action(self, i: int) -> int:
-        env = self.env
-        seat = int(env.seat[i])
         k = env.num_players
-        agent = self._agents[i][(seat - int(self.learner_seats[i])) % k - 1]
-        state = env.state(i)
-        observation = {"observation": env.obs[i], "action_mask": env.mask[i]}
-        return int(agent.act(observation, self.game_spec.agent_info(state, seat)))
+        while True:
+            rows = np.flatnonzero(env.seat != self.learner_seats)
+            if not rows.size:
+                return
+            offsets = (env.seat[rows] - self.learner_seats[rows]) % k - 1  # the opponent's place after the learner
+            agents = [self._agents[i][j] for i, j in zip(rows.tolist(), offsets.tolist())]
+            decide = group_actions if self.batch_opponents else act_each
+            acts = np.full(self.num_envs, SKIP, dtype=np.int64)  # the learners' games wait
+            acts[rows] = decide(agents, self._games, rows.tolist())
+            self._step(acts)
 
     def _observation(self) -> np.ndarray:
         np.copyto(self._obs, self.env.obs)
@@ -213,6 +240,26 @@ class GymVectorEnv(VectorEnv):
 
     def close_extras(self, **kwargs: Any) -> None:
         """Nothing to release."""
+
+
+class _Waiting:
+    """A :class:`GymVectorEnv`'s games as the agents' ``act_group`` reads them
+    (:class:`~five_towers_env.core.agent.WaitingGames`): rows are game indices, the seat on move each game's."""
+
+    def __init__(self, env: VectorGameEnv, spec: GameSpec) -> None:
+        self.env, self.spec = env, spec
+        self.game, self.num_players, self.variant = spec.name, env.num_players, env.variant
+
+    def observations(self, rows: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+        return self.env.obs[rows], self.env.mask[rows]
+
+    def inputs(self, row: int) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        env, seat = self.env, int(self.env.seat[row])
+        observation = {"observation": env.obs[row], "action_mask": env.mask[row]}
+        return observation, self.spec.agent_info(env.state(row), seat)
+
+    def native_views(self, rows: Sequence[int]) -> list[Any]:
+        return self.env.native_states(rows)
 
 
 def make_vector(num_envs: int = 1, **kwargs: Any) -> GymVectorEnv:

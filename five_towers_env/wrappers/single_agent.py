@@ -144,35 +144,15 @@ class SingleAgentGymEnv(gymnasium.Env):
         if (opponents is None) == (sampler is None):
             raise ValueError("pass exactly one of opponents and sampler")
         if sampler is not None:
-            if not callable(sampler):
-                raise TypeError(f"opponent_sampler must be callable, got {sampler!r}")
-            fit = getattr(sampler, "for_players", None)  # a pool sampler shared by games of several sizes
-            self._opponent_specs, self._opponent_sampler = None, fit(self.num_players) if callable(fit) else sampler
+            self._opponent_specs, self._opponent_sampler = None, fitted_sampler(sampler, self.num_players)
         else:
             self._opponent_specs, self._opponent_sampler = self._check_specs(opponents), None
 
     def _check_specs(self, opponents: Any) -> list[OpponentSpec]:
-        if isinstance(opponents, str) or isinstance(opponents, Agent):
-            opponents = [opponents] * (self.num_players - 1)
-        opponents = list(opponents)
-        if len(opponents) != self.num_players - 1:
-            raise ValueError(f"{self.num_players} players need {self.num_players - 1} opponents, got {len(opponents)}")
-        for o in opponents:
-            if isinstance(o, str):
-                parse_agent_text(o, game=self.game_name)  # a bad name or setting fails now, not at reset()
-            elif not isinstance(o, Agent):
-                raise TypeError(f"an opponent must be an agent name or an Agent (with name and act), got {o!r}")
-        return opponents
+        return check_opponents(opponents, self.num_players, self.game_name)
 
     def _build(self, spec: OpponentSpec, seed: int) -> Agent:
-        if isinstance(spec, str):
-            return make_agent_from_text(spec, seed=seed, game=self.game_name)  # "name" or "name:key=value,..."
-        agent: Any = spec  # re-seeded through its seed() method, else its rng, if it has either
-        if callable(getattr(agent, "seed", None)):
-            agent.seed(seed)
-        elif isinstance(getattr(agent, "rng", None), np.random.Generator):
-            agent.rng = np.random.default_rng(seed)
-        return spec
+        return build_opponent(spec, seed, self.game_name)
 
     # -- gymnasium API --------------------------------------------------------------------
 
@@ -335,6 +315,47 @@ class SingleAgentGymEnv(gymnasium.Env):
 
     def close(self) -> None:
         """Nothing to release."""
+
+
+def build_opponent(spec: OpponentSpec, seed: int, game: str) -> Agent:
+    """The opponent ``spec`` seeded with ``seed`` for a new game of ``game``: a registry name (``"name"`` or
+    ``"name:key=value,..."``) built anew, an :class:`Agent` object re-seeded through its ``seed()`` method, else
+    its ``rng`` attribute if that is a numpy ``Generator`` (an agent with other hidden randomness is not
+    reproducible)."""
+    if isinstance(spec, str):
+        return make_agent_from_text(spec, seed=seed, game=game)
+    agent: Any = spec
+    if callable(getattr(agent, "seed", None)):
+        agent.seed(seed)
+    elif isinstance(getattr(agent, "rng", None), np.random.Generator):
+        agent.rng = np.random.default_rng(seed)
+    return spec
+
+
+def check_opponents(opponents: Any, num_players: int, game: str) -> list[OpponentSpec]:
+    """``num_players - 1`` opponents (one name or agent alone is repeated), each a registry name of ``game``
+    (its settings checked now, not when a game starts) or an :class:`Agent`; ``ValueError`` / ``TypeError``
+    saying what is wrong."""
+    if isinstance(opponents, str) or isinstance(opponents, Agent):
+        opponents = [opponents] * (num_players - 1)
+    opponents = list(opponents)
+    if len(opponents) != num_players - 1:
+        raise ValueError(f"{num_players} players need {num_players - 1} opponents, got {len(opponents)}")
+    for o in opponents:
+        if isinstance(o, str):
+            parse_agent_text(o, game=game)  # a bad name or setting fails now, not at reset()
+        elif not isinstance(o, Agent):
+            raise TypeError(f"an opponent must be an agent name or an Agent (with name and act), got {o!r}")
+    return opponents
+
+
+def fitted_sampler(sampler: Any, num_players: int) -> OpponentSampler:
+    """``sampler`` (a callable ``rng -> opponents``) for games of ``num_players``: a pool sampler shared by games
+    of several sizes fits itself (its ``for_players``); ``TypeError`` for one that is not callable."""
+    if not callable(sampler):
+        raise TypeError(f"opponent_sampler must be callable, got {sampler!r}")
+    fit = getattr(sampler, "for_players", None)
+    return fit(num_players) if callable(fit) else sampler
 
 
 def _make(rank: int, seed: int | None, kwargs: dict[str, Any]) -> gymnasium.Env:

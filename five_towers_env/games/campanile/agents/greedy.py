@@ -1,16 +1,17 @@
 """A one-ply greedy Campanile player: its score as if the game ended after the action."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from five_towers_env.core.agent import best_after, legal_actions
+from five_towers_env.core.agent import AgentBase, WaitingGames, best_after, legal_actions
 from five_towers_env.games.campanile.agents import native
 from five_towers_env.games.campanile.state import CampanileState
 
 
-class GreedyAgent:
+class GreedyAgent(AgentBase):
     """Takes the legal action after which its own score margin, as if the game ended now, is best.
 
     The key is ``(own score - best other score, own score)`` on a copy of the public view after
@@ -37,6 +38,13 @@ class GreedyAgent:
         if self.native and (action := native.greedy_action(view, seat, legal, self.rng)) is not None:
             return action
         return best_after(view, legal, lambda child: _margin_key(child.scores(), seat), self.rng)
+
+    @classmethod
+    def act_group(cls, agents: Sequence[Any], games: WaitingGames, rows: Sequence[int]) -> np.ndarray:
+        """Every agent's :meth:`act` for its game in one compiled call where the native core is active
+        (:func:`.native.greedy_group`: the same moves and draws), else one game at a time."""
+        chosen = native.greedy_group(agents, games, rows)
+        return chosen if chosen is not None else super().act_group(agents, games, rows)
 
 
 def _margin_key(scores: list[int], seat: int) -> tuple[int, int]:

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from five_towers_env.core.agent import legal_actions
+from five_towers_env.core.agent import AgentBase, WaitingGames, legal_actions
 from five_towers_env.games.campanile import actions as A
 from five_towers_env.games.campanile.agents import native
 from five_towers_env.games.campanile.endgame import next_player_endings
@@ -149,7 +149,7 @@ class Evaluator:
         return self.margin(scores) + self.end_weight * (2.0 * final_reward(scores, self.seat) - 1.0)
 
 
-class HeuristicAgent:
+class HeuristicAgent(AgentBase):
     """The rule-based player of the module docstring.
 
     Args:
@@ -190,6 +190,13 @@ class HeuristicAgent:
         if self.native and (action := native.heuristic_action(view, seat, legal, self)) is not None:
             return action
         return int(choose(view, seat, legal, self))
+
+    @classmethod
+    def act_group(cls, agents: Sequence[Any], games: WaitingGames, rows: Sequence[int]) -> np.ndarray:
+        """Every agent's :meth:`act` for its game in one compiled call per set of weights where the native core
+        is active (:func:`.native.heuristic_group`: the same moves), else one game at a time."""
+        chosen = native.heuristic_group(agents, games, rows)
+        return chosen if chosen is not None else super().act_group(agents, games, rows)
 
 
 def _bet_options(view: CampanileState, storeys: int, played_tower: int, seat: int) -> list[tuple[int, int]]:
