@@ -290,6 +290,9 @@ def main(argv: list[str] | None = None) -> int:
                              "e.g. --numerics portable native for what pinning the kernels costs")
     parser.add_argument("--loops", nargs="+", default=[], choices=["sb3", "lean"],
                         help="measure this checkout with each of these PPO loops (ppo.loop), e.g. --loops sb3 lean")
+    parser.add_argument("--vector-envs", nargs="+", default=[], choices=["python", "native"],
+                        help="measure this checkout with each of these training games (vector_env), e.g. "
+                             "--loops sb3 lean --vector-envs python native for every pair")
     parser.add_argument("--inner", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.inner:
@@ -297,9 +300,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     # (label, checkout, numerics, overrides): this checkout once per --numerics mode and --loops loop (once as
     # configured without), then the others
-    checkouts = [(f"{mode}{'/' if mode and loop else ''}{loop}" or "new", HERE, mode,
-                  [f"ppo.loop={loop}"] if loop else [])
-                 for mode in args.numerics or [""] for loop in args.loops or [""]]
+    checkouts = [("/".join(x for x in (mode, loop, games) if x) or "new", HERE, mode,
+                  ([f"ppo.loop={loop}"] if loop else []) + ([f"vector_env={games}"] if games else []))
+                 for mode in args.numerics or [""] for loop in args.loops or [""]
+                 for games in args.vector_envs or [""]]
     for text in args.checkout:
         path, _, label = text.partition("=")
         checkouts.append((label or Path(path).name, Path(path).resolve(), "", []))

@@ -24,7 +24,9 @@ decisions, its masks are in ``infos["action_mask"]`` (int8 ``(N, num_actions)``)
   ``default_rng([s, i, e])``, which then seeds them (``s``: the reset's seed).
 - **Autoreset.** Same-step (``metadata["autoreset_mode"]``): a game that ends is dealt again at once, the
   observation returned is the new game's first, and the learner's last observation of the finished game is
-  in ``infos["final_obs"]`` (rows of the games with ``infos["_final_obs"]`` set).
+  in ``infos["final_obs"]`` (rows of the games with ``infos["_final_obs"]`` set), and every seat's final score in
+  ``infos["final_scores"]`` (``(N, num_players)`` int32; not on the native random path, which reports the
+  learner's reward only).
 - **Seeds.** ``reset(seed=s)`` deals game ``i`` from ``default_rng(s + i)`` and seeds the opponents from ``s``:
   an agent named is built for each game with its own seed, an :class:`Agent` object is re-seeded (its
   ``seed()``, else its ``rng``) as the single-agent environment does. Two resets with one seed and the same
@@ -120,6 +122,7 @@ class GymVectorEnv(VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, n)
         self.action_space = batch_space(self.single_action_space, n)
         self._final_obs = np.zeros_like(self.env.obs)
+        self._final_scores = np.zeros((n, self.env.num_players), dtype=np.int32)  # of the games that just ended
         self._obs = np.zeros_like(self.env.obs)
         self._reward = np.zeros(n, dtype=np.float32)
         self._terminated = np.zeros(n, dtype=bool)
@@ -202,6 +205,7 @@ class GymVectorEnv(VectorEnv):
             rows = np.flatnonzero(done)
             self._reward[rows] = env.rewards[rows, self.learner_seats[rows]]
             self._terminated[rows] = True
+            self._final_scores[rows] = env.scores[rows, :env.num_players]
             if self._sampler is not None:  # the games dealt again meet newly drawn opponents
                 for i in rows.tolist():
                     self._episodes[i] += 1
@@ -232,7 +236,18 @@ class GymVectorEnv(VectorEnv):
         if final and self._terminated.any():
             infos["final_obs"] = self._final_obs.copy()
             infos["_final_obs"] = self._terminated.copy()
+            if not self._native_opponents:  # the native random path reports the learner's reward only
+                infos["final_scores"] = self._final_scores.copy()
+                infos["_final_scores"] = self._terminated.copy()
         return infos
+
+    def set_opponents(self, sampler: OpponentSampler) -> None:
+        """Draw the opponents of every game dealt from now on with ``sampler`` (the games under way keep theirs);
+        as the single-agent environment's ``set_opponents(sampler=...)``, which a trainer calls when its pool
+        grows."""
+        if self._sampler is None:
+            raise ValueError("set_opponents needs a GymVectorEnv made with an opponent_sampler")
+        self._sampler = fitted_sampler(sampler, self.env.num_players)
 
     def action_masks(self) -> np.ndarray:
         """The learners' masks now (int8 ``(N, num_actions)``), as sb3-contrib's masking asks for them."""

@@ -86,6 +86,8 @@ class PPOSettings:
 #: ``ppo.architecture`` values: ``mlp`` reads any game's observation, ``typed`` the layout a game declares
 #: for it (``GameSpec.architectures``)
 ARCHITECTURES = ("mlp", "typed")
+#: ``vector_env`` values: the Python single-agent environments, or the native core's vector environments
+VECTOR_ENVS = ("python", "native")
 #: ``ppo.loop`` values: sb3-contrib's ``learn``, or the package's own loop (``lean.py``)
 LOOPS = ("sb3", "lean")
 
@@ -179,6 +181,11 @@ class TrainConfig:
     env_workers: int = 2
     """Worker processes of the environments when ``subproc`` is on (at most ``n_envs``): one per core
     the opponents may use while the trainer waits for them."""
+    vector_env: str = "python"
+    """Where the training games run: ``python`` (the single-agent Gymnasium environment, in worker processes
+    when ``subproc`` is on) or ``native`` (the game's native core: its Gymnasium vector environments in the
+    trainer's process, the opponents deciding class by class in one call per round;
+    ``five_towers_env/training/ppo/native_games.py``; ``subproc`` and ``env_workers`` do not apply)."""
     reward_margin: float = 0.02
     """Shaping: the learner's reward is win/loss (+1 / -1) plus this times its score margin
     (own score minus the best other score). 0 trains on win/loss alone."""
@@ -294,6 +301,10 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     _require(cfg.final_eval_games >= 0, f"final_eval_games: must be >= 0, got {cfg.final_eval_games}")
     _require(cfg.seed >= 0, f"seed: must be >= 0, got {cfg.seed}")
     _require(cfg.reward_margin >= 0, f"reward_margin: must be >= 0, got {cfg.reward_margin}")
+    _require(cfg.vector_env in VECTOR_ENVS,
+             f"vector_env: must be one of {', '.join(VECTOR_ENVS)}, got {cfg.vector_env!r}")
+    _require(cfg.vector_env != "native" or bool(game.native_engine),
+             f"vector_env: native needs a game with a native core; {game.title} has none (use python)")
     _require(cfg.tie_reward in TIE_REWARDS,
              f"tie_reward: must be one of {', '.join(TIE_REWARDS)}, got {cfg.tie_reward!r}")
     for name in cfg.eval_opponents:

@@ -98,10 +98,15 @@ def _games_in_process(cfg_dict: dict[str, Any], sampler: Any, count: int, first:
 
 
 def make_vec_env(cfg: TrainConfig, sampler: Any) -> Any:
-    """``n_envs`` training games, stepped together in this process (``SelfPlayVecEnv``), or split over
+    """``n_envs`` training games: on the native core in this process (``vector_env: native``,
+    :mod:`.native_games`), else stepped together in this process (``SelfPlayVecEnv``) or split over
     ``env_workers`` worker processes (``ProcessVecEnv``) if ``cfg.subproc`` (see :mod:`.vec_env`)."""
     import functools
 
+    if cfg.vector_env == "native":
+        from five_towers_env.training.ppo.native_games import NativeGames
+
+        return NativeGames(cfg, sampler)
     from five_towers_env.training.ppo.vec_env import ProcessVecEnv
 
     workers = min(cfg.env_workers, cfg.n_envs) if cfg.subproc else 1
