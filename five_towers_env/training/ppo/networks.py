@@ -36,7 +36,10 @@ def skip_zero_columns(layer: nn.Linear, x: torch.Tensor) -> torch.Tensor:
     """``layer(x)`` computed over the input columns that are non-zero in some row of ``x`` only. Exact: a column
     that is zero in every row adds nothing to the output, and its weights' gradients are zero either way.
     Observations are sparse (one-hots and counts; a 2-player 5 Towers game leaves the three absent seats'
-    columns zero), so the first layer, the widest, shrinks by half or more."""
+    columns zero), so the first layer, the widest, shrinks by half or more in an update. Without gradients (the
+    rollouts' forward passes over a few dozen rows) the plain layer is cheaper, and is used."""
+    if not torch.is_grad_enabled():  # a rollout's small batch: copying the live weights costs more than it saves
+        return layer(x)
     live = (x != 0).reshape(-1, x.shape[-1]).any(0).nonzero().squeeze(1)
     return F.linear(x.index_select(-1, live), layer.weight.index_select(1, live), layer.bias)
 
