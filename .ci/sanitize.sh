@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The native cores built with AddressSanitizer and UndefinedBehaviorSanitizer, in a copy of the tree,
-# then the identity tests (a few hundred games per setup) and the native API's fuzz test run on them.
+# then the identity tests (a few hundred games per setup), the native API's fuzz test and both games' rule-based
+# agents in lockstep with the Python ones (20 games per setup) run on them.
 # Any sanitizer report aborts the run (UBSan does not recover; ASan's leak check is off: CPython itself
 # keeps memory to the end).
 #
@@ -28,5 +29,6 @@ assert all(m.__file__.startswith(sys.argv[1]) for m in (f, c)), (f.__file__, c._
 PYTHONPATH="$tmp" FIVE_TOWERS_IDENTITY_GAMES="$games" FIVE_TOWERS_AGENT_GAMES=20 FIVE_TOWERS_ENGINE=native \
   python -m pytest -q -p no:cacheprovider tests/test_native_identity.py tests/test_native_fuzz.py \
   tests/games/five_towers/test_native_engine.py tests/games/five_towers/test_native_observation.py \
-  tests/games/campanile/test_native_core.py tests/games/campanile/test_native_agents.py
+  tests/games/five_towers/test_five_towers_native_agents.py tests/games/campanile/test_native_core.py \
+  tests/games/campanile/test_native_agents.py
 echo "sanitize: build $((built - start)) s, tests $(( $(date +%s) - built )) s" >&2

@@ -9,21 +9,7 @@
 
 namespace cp {
 
-// numpy's Generator.integers(n) for 2 <= n < 2**32 (Lemire's method on the buffered 32-bit draws): what
-// best_after draws to break a tie
-inline uint64_t integers_below(ftcore::Pcg64& rng, uint32_t n) {
-  const uint32_t max = n - 1, excl = n;
-  uint64_t m = static_cast<uint64_t>(rng.next32()) * excl;
-  uint32_t leftover = static_cast<uint32_t>(m);
-  if (leftover < excl) {
-    const uint32_t threshold = (UINT32_MAX - max) % excl;
-    while (leftover < threshold) {
-      m = static_cast<uint64_t>(rng.next32()) * excl;
-      leftover = static_cast<uint32_t>(m);
-    }
-  }
-  return m >> 32;
-}
+using ftcore::integers_below;  // what best_after draws to break a tie (rng.hpp)
 
 // greedy.py, GreedyAgent.act: the legal action after which (own score - best other score, own score) is
 // largest, ties drawn with `rng` (the agent's generator, advanced as numpy's would be). `legal`: the ids

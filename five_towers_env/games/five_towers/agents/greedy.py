@@ -7,6 +7,9 @@
 
 It never looks further than one action, so it takes every card it can, tears down only when
 the masks leave no other choice (a teardown lowers the score at once) and grabs every 0.
+
+Where the native core is active it decides in C++ (:mod:`.native`: the same moves and draws); set
+``native`` to False to decide in Python whatever the backend.
 """
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ import numpy as np
 
 from five_towers_env.core.agent import best_after, legal_actions
 from five_towers_env.games.five_towers import actions as A
+from five_towers_env.games.five_towers.agents import native
 from five_towers_env.games.five_towers.state import GameState, Phase
 
 
@@ -30,6 +34,7 @@ class GreedyAgent:
     def __init__(self, seed: int | None = None, name: str = "greedy") -> None:
         self.name = name
         self.rng = np.random.default_rng(seed)
+        self.native = True
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
         """Choose a legal action id (see the module docstring)."""
@@ -41,6 +46,8 @@ class GreedyAgent:
         if view.phase == Phase.BID:
             bids = [a for a in legal if A.BID <= a <= A.BID + A.MAX_BID]
             return int(max(bids)) if bids else int(legal[0])
+        if self.native and (action := native.greedy_action(view, seat, legal, self.rng)) is not None:
+            return action
         return best_after(view, legal, lambda child: (child.scores()[seat], _tops_key(child.towers[seat])), self.rng)
 
 __all__ = ["GreedyAgent"]

@@ -32,7 +32,9 @@ Decisions:
   the players still to bid: each takes the outcome best for them, a rival's gain counting
   against them. The view's bid masks decide which bids exist.
 
-It reads only ``info["view"]`` (deck redacted) and the legal actions; deterministic given seed.
+It reads only ``info["view"]`` (deck redacted) and the legal actions; deterministic given seed. Where
+the native core is active it decides in C++ (:mod:`.native`: the same values, bit for bit, and the same
+moves); set ``native`` to False to decide in Python whatever the backend.
 """
 from __future__ import annotations
 
@@ -43,6 +45,7 @@ import numpy as np
 
 from five_towers_env.core.agent import legal_actions
 from five_towers_env.games.five_towers import actions as A
+from five_towers_env.games.five_towers.agents import native
 from five_towers_env.games.five_towers.builder import DONE as ROUND_DONE
 from five_towers_env.games.five_towers.builder import Round
 from five_towers_env.games.five_towers.builder import moves as builder_moves
@@ -353,6 +356,7 @@ class HeuristicAgent:
         self.name = name
         self.rng = np.random.default_rng(seed)
         self.params = {**DEFAULT_PARAMS, **params}
+        self.native = True
         self._ctx_key: tuple[tuple[int, ...], int, bool] | None = None
         self._ctx: _Context | None = None
 
@@ -379,29 +383,35 @@ class HeuristicAgent:
     # -- decisions ----------------------------------------------------------------------
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
-        """Choose a legal action id."""
+        """Choose a legal action id: the first, in :meth:`scored_actions`' order, whose value beats every
+        earlier one by more than 1e-9 (``legal[0]`` where the search reaches none of them)."""
         legal = legal_actions(observation, info)
         if len(legal) == 1:
             return int(legal[0])
         view: GameState = info["view"]
         seat = int(info["seat"])
+        if self.native and (action := native.heuristic_action(view, seat, legal, self.params)) is not None:
+            return action
+        best_a, best_v = int(legal[0]), NEG
+        for i, (a, v) in enumerate(self.scored_actions(view, seat, legal)):
+            if i == 0 or v > best_v + 1e-9:
+                best_a, best_v = a, v
+        return best_a
+
+    def scored_actions(self, view: GameState, seat: int, legal: list[int]) -> list[tuple[int, float]]:
+        """(action, value) in the order the agent weighs them: the bids (pass first, then from the lowest)
+        with their utilities, or the builder's legal first moves with the best plan after each (a legal
+        move the search does not reach is left out)."""
         ctx = self._context(view)
         if view.phase == Phase.BID:
             return self._bid(view, seat, legal, ctx)
         return self._plan_move(view, seat, legal, ctx)
 
-    def _plan_move(self, view: GameState, seat: int, legal: list[int], ctx: _Context) -> int:
+    def _plan_move(self, view: GameState, seat: int, legal: list[int], ctx: _Context) -> list[tuple[int, float]]:
         legal_set = set(legal)
-        best_a, best_v = None, NEG
-        for a, child in ctx.children(self._root(view, seat)):
-            if a not in legal_set:
-                continue
-            v = ctx.plan_value(child)
-            if best_a is None or v > best_v + 1e-9:
-                best_a, best_v = a, v
-        return int(best_a) if best_a is not None else int(legal[0])
+        return [(int(a), ctx.plan_value(child)) for a, child in ctx.children(self._root(view, seat)) if a in legal_set]
 
-    def _bid(self, view: GameState, seat: int, legal: list[int], ctx: _Context) -> int:
+    def _bid(self, view: GameState, seat: int, legal: list[int], ctx: _Context) -> list[tuple[int, float]]:
         n = view.num_players
         display = view.display
         gains: dict[int, dict[int, float]] = {}
@@ -457,17 +467,8 @@ class HeuristicAgent:
 
         high = view.high_bid
         options = sorted(legal, key=lambda a: -1 if a == A.PASS else a)  # pass first, then low bids
-        best_a, best_u = None, NEG
-        for a in options:
-            if a == A.PASS:
-                outcome = solve(0, high, view.builder)
-            else:
-                outcome = solve(0, a - A.BID, seat)
-            u = utility(seat, outcome)
-            if best_a is None or u > best_u + 1e-9:
-                best_a, best_u = a, u
-        assert best_a is not None  # act asks only with two legal actions or more
-        return int(best_a)
+        return [(int(a), utility(seat, solve(0, high, view.builder) if a == A.PASS else solve(0, a - A.BID, seat)))
+                for a in options]
 
 
 __all__ = ["HeuristicAgent", "DEFAULT_PARAMS", "tower_finals", "unseen_counts"]

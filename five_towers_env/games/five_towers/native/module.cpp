@@ -5,12 +5,15 @@
 //   State.fields() -> dict                (every GameState attribute, rng as rng_words)
 //   State.variant, State.ceiling(p), State.bid_mask(p)
 //   + the game-neutral methods of ftcore::bind_state and VectorEnv (bind_common.hpp)
+//   greedy_action / greedy_actions, heuristic_action / heuristic_values / heuristic_actions (agents.hpp)
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <array>
 #include <string>
+#include <vector>
 
+#include "agents.hpp"
 #include "bind_common.hpp"
 #include "state.hpp"
 
@@ -106,6 +109,13 @@ bool get_bool(const py::dict& d, const char* key) {
 int as_int(py::handle o, int lo, int hi, const std::string& what) {
   if (py::isinstance<py::bool_>(o)) bad(what + " must hold ints");
   long long v;
+  int overflow = 0;
+  // a plain int (nearly every value a state holds) is read directly: operator.index per value was most of a
+  // conversion's time, which the agents pay at every decision on a converted view
+  if (PyLong_CheckExact(o.ptr()) && (v = PyLong_AsLongLongAndOverflow(o.ptr(), &overflow), !overflow)) {
+    if (v < lo || v > hi) bad(what + " holds a value out of range");
+    return static_cast<int>(v);
+  }
   try {
     v = py::module_::import("operator").attr("index")(o).cast<long long>();
   } catch (py::error_already_set&) {
@@ -224,6 +234,107 @@ State from_fields(const py::dict& d) {
   return s;
 }
 
+// ---- the rule-based agents (agents.hpp) ------------------------------------------------------------------
+
+// the ids an agent chooses among: 1..NUM_ACTIONS ids, each legal in s (the Python agents' info["legal_actions"])
+void check_choices(State& s, int seat, const std::vector<int>& legal) {
+  ftcore::check_seat(s, seat);
+  if (legal.empty() || legal.size() > static_cast<size_t>(ft::NUM_ACTIONS))
+    throw py::value_error("legal must hold 1 to " + std::to_string(ft::NUM_ACTIONS) + " action ids");
+  for (int a : legal)
+    if (!s.is_legal(a)) throw py::value_error("action " + std::to_string(a) + " is not legal in this state");
+}
+
+// the states of a batch (kept alive by the caller's sequence), each with a player to move, and their legal
+// actions, listed while the GIL is held (listing them fills the state's caches, as a Python call would)
+std::vector<const State*> batch_of(const py::sequence& states, std::vector<std::vector<int>>& legal) {
+  std::vector<const State*> out;
+  out.reserve(py::len(states));
+  for (const py::handle h : states) {
+    State& s = h.cast<State&>();
+    if (s.is_terminal()) throw py::value_error("a finished game has no move to choose");
+    legal.push_back(s.legal_actions());
+    out.push_back(&s);
+  }
+  return out;
+}
+
+ft::HeuristicParams heuristic_params(double chain_weight, double zero_weight, double pair_weight, double recover_relief,
+                                     double opponent_weight) {
+  ft::HeuristicParams p;
+  p.chain_weight = chain_weight;
+  p.zero_weight = zero_weight;
+  p.pair_weight = pair_weight;
+  p.recover_relief = recover_relief;
+  p.opponent_weight = opponent_weight;
+  return p;
+}
+
+#define FT_WEIGHTS                                                                                         \
+  py::arg("chain_weight") = 0.8, py::arg("zero_weight") = 0.3, py::arg("pair_weight") = 0.8,               \
+      py::arg("recover_relief") = 0.3, py::arg("opponent_weight") = 1.0
+
+void bind_agents(py::module_& m) {
+  m.def("greedy_action", [](State& s, int seat, const std::vector<int>& legal, const std::array<uint64_t, 6>& rng_words) {
+    check_choices(s, seat, legal);
+    ftcore::Pcg64 rng = ftcore::Pcg64::from_words(rng_words);
+    const int a = ft::greedy_action(s, seat, legal.data(), static_cast<int>(legal.size()), rng);
+    return py::make_tuple(a, rng.draws() ? py::cast(rng.words()) : py::none());
+  }, py::arg("state"), py::arg("seat"), py::arg("legal"), py::arg("rng_words"),
+     "GreedyAgent.act for seat among the ids legal, ties drawn from the generator rng_words:\n"
+     "(action, the generator's words after the draw, or None when it drew nothing).");
+  m.def("greedy_actions", [](const py::sequence& states, const std::vector<std::array<uint64_t, 6>>& rng_words) {
+    std::vector<std::vector<int>> legal;
+    const std::vector<const State*> games = batch_of(states, legal);
+    if (rng_words.size() != games.size()) throw py::value_error("one generator (rng_words) per state");
+    std::vector<int> actions(games.size());
+    std::vector<std::array<uint64_t, 6>> words(games.size());
+    {
+      py::gil_scoped_release release;
+      for (size_t i = 0; i < games.size(); ++i) {
+        ftcore::Pcg64 rng = ftcore::Pcg64::from_words(rng_words[i]);
+        actions[i] = ft::greedy_action(*games[i], games[i]->current_player(), legal[i].data(),
+                                       static_cast<int>(legal[i].size()), rng);
+        words[i] = rng.words();
+      }
+    }
+    return py::make_tuple(actions, words);
+  }, py::arg("states"), py::arg("rng_words"),
+     "greedy_action for the player on move in each state, its legal actions and its own generator, the GIL\n"
+     "released: (actions, every generator's words after).");
+  m.def("heuristic_action", [](State& s, int seat, const std::vector<int>& legal, double chain_weight, double zero_weight,
+                               double pair_weight, double recover_relief, double opponent_weight) {
+    check_choices(s, seat, legal);
+    const ft::HeuristicParams p = heuristic_params(chain_weight, zero_weight, pair_weight, recover_relief, opponent_weight);
+    return ft::heuristic_action(s, seat, legal.data(), static_cast<int>(legal.size()), p);
+  }, py::arg("state"), py::arg("seat"), py::arg("legal"), FT_WEIGHTS,
+     "HeuristicAgent.act (its parameters as keywords) for seat among the ids legal.");
+  m.def("heuristic_values", [](State& s, int seat, const std::vector<int>& legal, double chain_weight, double zero_weight,
+                               double pair_weight, double recover_relief, double opponent_weight) {
+    check_choices(s, seat, legal);
+    const ft::HeuristicParams p = heuristic_params(chain_weight, zero_weight, pair_weight, recover_relief, opponent_weight);
+    std::vector<double> out(legal.size());
+    ft::heuristic_values(s, seat, legal.data(), static_cast<int>(legal.size()), p, out.data());
+    return out;
+  }, py::arg("state"), py::arg("seat"), py::arg("legal"), FT_WEIGHTS,
+     "HeuristicAgent.scored_actions: the value of each id in legal (same order; -inf: not searched).");
+  m.def("heuristic_actions", [](const py::sequence& states, double chain_weight, double zero_weight, double pair_weight,
+                                double recover_relief, double opponent_weight) {
+    std::vector<std::vector<int>> legal;
+    const std::vector<const State*> games = batch_of(states, legal);
+    const ft::HeuristicParams p = heuristic_params(chain_weight, zero_weight, pair_weight, recover_relief, opponent_weight);
+    std::vector<int> actions(games.size());
+    {
+      py::gil_scoped_release release;
+      for (size_t i = 0; i < games.size(); ++i)
+        actions[i] = ft::heuristic_action(*games[i], games[i]->current_player(), legal[i].data(),
+                                          static_cast<int>(legal[i].size()), p);
+    }
+    return actions;
+  }, py::arg("states"), FT_WEIGHTS,
+     "heuristic_action for the player on move in each state and its legal actions, the GIL released.");
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_native, m) {
@@ -252,4 +363,5 @@ PYBIND11_MODULE(_native, m) {
     return std::string("<_native.State ") + (s.gp ? "great_powers" : "base") + ", " + std::to_string(s.num_players_) +
            " players, phase=" + s.phase_name() + ", to_act=" + std::to_string(s.current_player_) + ">";
   });
+  bind_agents(m);
 }

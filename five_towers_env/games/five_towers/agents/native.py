@@ -1,0 +1,97 @@
+"""The greedy and heuristic agents' decisions in C++ (``native/agents.cpp``, ``native/heuristic.cpp``), for
+:class:`~.greedy.GreedyAgent` and :class:`~.heuristic.HeuristicAgent`.
+
+Where the native core is active (``SPEC.backend() == "native"``) the two agents decide in C++, on the compiled
+state of a native view or on the view converted (:func:`core_of`); the port makes the same moves and the same
+random draws as the Python code for every seed and position (tests/games/five_towers/test_five_towers_native_agents.py).
+The Python code stays the reference: it decides under ``FIVE_TOWERS_ENGINE=python``, for an agent whose
+``native`` attribute is False, and wherever the native call cannot be made (each function here then answers
+None). The compiled module also offers batched calls, the GIL released: ``greedy_actions(states, rng_words)``
+and ``heuristic_actions(states, **params)`` for the player on move in each native state.
+"""
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Sequence
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from five_towers_env.core.backend import ENV_VAR
+from five_towers_env.core.native import set_generator_words, words_of_generator
+from five_towers_env.games.five_towers import SPEC
+from five_towers_env.games.five_towers.state import GameState
+
+#: the generator words a converted view is given: neither agent draws from a view's generator
+_VIEW_WORDS = tuple(words_of_generator(np.random.default_rng(0)))
+#: the view's attributes the compiled state is built from (``native_state.python_fields`` without the copies)
+_FIELDS = ("num_players", "variant", "deck", "discard", "display", "towers", "piles", "start_player", "deck_ran_out",
+           "rounds_played", "phase", "current_player", "bids", "bid_turn", "high_bid", "builder", "target", "hand",
+           "taken", "took_tree", "paid", "torn", "sand_end")
+#: what a native call may raise for a view or ids it cannot take (the Python path then decides, and raises
+#: its own error where there is one)
+_REFUSED = (ValueError, TypeError, IndexError)
+
+
+def core_of(view: Any) -> Any | None:
+    """The compiled state to decide on for ``view`` (a native state's own, else the Python view converted),
+    or None where the Python code decides: the native core is not active, or ``view`` cannot be converted."""
+    if _backend(os.environ.get(ENV_VAR)) != "native":
+        return None
+    core = getattr(view, "core", None)  # a native state
+    if core is not None:
+        return core
+    if type(view) is not GameState:
+        return None
+    fields = {name: getattr(view, name) for name in _FIELDS}  # plain ints, lists and tuples: no copies
+    fields["rng_words"] = _VIEW_WORDS
+    try:
+        return _native().from_fields(fields)
+    except _REFUSED:
+        return None
+
+
+def greedy_action(view: Any, seat: int, legal: Sequence[int], rng: np.random.Generator) -> int | None:
+    """:class:`~.greedy.GreedyAgent`'s choice among ``legal`` in C++, drawing a tie from ``rng`` as the Python
+    code does (``rng`` is advanced the same way), or None where the Python code decides."""
+    core = core_of(view)
+    if core is None:
+        return None
+    try:
+        words = words_of_generator(rng)  # ValueError for a generator that is not numpy's default (PCG64)
+        action, after = _native().greedy_action(core, seat, list(legal), words)
+    except _REFUSED:
+        return None
+    if after is not None:  # a tie was drawn
+        set_generator_words(rng, after)
+    return int(action)
+
+
+def heuristic_action(view: Any, seat: int, legal: Sequence[int], params: dict[str, float]) -> int | None:
+    """:class:`~.heuristic.HeuristicAgent`'s choice among ``legal`` in C++ with its ``params``, or None where
+    the Python code decides."""
+    core = core_of(view)
+    if core is None:
+        return None
+    try:
+        return int(_native().heuristic_action(core, seat, list(legal), **params))
+    except _REFUSED:
+        return None
+
+
+@cache
+def _backend(switch: str | None) -> str:
+    """``SPEC.backend()`` while ``FIVE_TOWERS_ENGINE`` is ``switch`` (it answers the same as long as the switch
+    stays: whether the core was built does not change in a process)."""
+    return SPEC.backend()
+
+
+@cache
+def _native() -> Any:
+    """The compiled module (imported only once the native core is known to be active)."""
+    return importlib.import_module("five_towers_env.games.five_towers._native")
+
+
+__all__ = ["core_of", "greedy_action", "heuristic_action"]
