@@ -165,17 +165,19 @@ FIVE_TOWERS_CASES = {
     "heuristic": (2, {"opponents": "heuristic"}),
     "ppo": (2, {"opponents": "ppo"}),
     "mix 3p": (3, {"opponents": ["greedy", "heuristic"]}),
+    "heuristics 3p": (3, {"opponents": ["heuristic", "heuristic:opponent_weight=0.5"]}),
     "sampler": (2, {"opponent_sampler": lambda rng: [["greedy", "heuristic", "ppo", "random"][rng.integers(4)]]}),
 }
 
 
 @pytest.mark.parametrize("case", list(FIVE_TOWERS_CASES))
 def test_five_towers_batched_moves_are_the_per_game_moves(case):
-    """5 Towers' agents as they are: the network batched, the others through the default hook."""
+    """5 Towers' agents: the network batched, greedy and heuristic in one compiled call per round."""
     players, kwargs = FIVE_TOWERS_CASES[case]
     variant = "base" if players == 2 else "great_powers"
-    games = _same_moves("five_towers", 16, 150, seed=2, hooked=(PolicyAgent, RandomAgent), num_players=players,
-                        variant=variant, **kwargs)
+    greedy, heuristic = (load(get_game("five_towers").agents[name]) for name in ("greedy", "heuristic"))
+    games = _same_moves("five_towers", 16, 150, seed=2, hooked=(greedy, heuristic, PolicyAgent, RandomAgent),
+                        num_players=players, variant=variant, **kwargs)
     assert games >= 10
 
 

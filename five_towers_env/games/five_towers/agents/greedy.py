@@ -13,11 +13,12 @@ Where the native core is active it decides in C++ (:mod:`.native`: the same move
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from five_towers_env.core.agent import best_after, legal_actions
+from five_towers_env.core.agent import AgentBase, WaitingGames, best_after, legal_actions
 from five_towers_env.games.five_towers import actions as A
 from five_towers_env.games.five_towers.agents import native
 from five_towers_env.games.five_towers.state import GameState, Phase
@@ -28,7 +29,7 @@ def _tops_key(towers: tuple) -> int:
     return sum(tw[-1] for tw in towers if tw)
 
 
-class GreedyAgent:
+class GreedyAgent(AgentBase):
     """Bids as high as it legally can; otherwise maximises its immediate score."""
 
     def __init__(self, seed: int | None = None, name: str = "greedy") -> None:
@@ -49,5 +50,12 @@ class GreedyAgent:
         if self.native and (action := native.greedy_action(view, seat, legal, self.rng)) is not None:
             return action
         return best_after(view, legal, lambda child: (child.scores()[seat], _tops_key(child.towers[seat])), self.rng)
+
+    @classmethod
+    def act_group(cls, agents: Sequence[Any], games: WaitingGames, rows: Sequence[int]) -> np.ndarray:
+        """Every agent's :meth:`act` for its game in one compiled call where the native core is active
+        (:func:`.native.greedy_group`: the same moves and draws), else one game at a time."""
+        chosen = native.greedy_group(agents, games, rows)
+        return chosen if chosen is not None else super().act_group(agents, games, rows)
 
 __all__ = ["GreedyAgent"]

@@ -38,12 +38,13 @@ moves); set ``native`` to False to decide in Python whatever the backend.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
-from five_towers_env.core.agent import legal_actions
+from five_towers_env.core.agent import AgentBase, WaitingGames, legal_actions
 from five_towers_env.games.five_towers import actions as A
 from five_towers_env.games.five_towers.agents import native
 from five_towers_env.games.five_towers.builder import DONE as ROUND_DONE
@@ -346,7 +347,7 @@ class _Context:
         return res
 
 
-class HeuristicAgent:
+class HeuristicAgent(AgentBase):
     """Evaluation-driven rule-based player (see the module docstring)."""
 
     def __init__(self, seed: int | None = None, name: str = "heuristic", **params: float) -> None:
@@ -397,6 +398,13 @@ class HeuristicAgent:
             if i == 0 or v > best_v + 1e-9:
                 best_a, best_v = a, v
         return best_a
+
+    @classmethod
+    def act_group(cls, agents: Sequence[Any], games: WaitingGames, rows: Sequence[int]) -> np.ndarray:
+        """Every agent's :meth:`act` for its game in one compiled call per set of parameters where the native
+        core is active (:func:`.native.heuristic_group`: the same moves), else one game at a time."""
+        chosen = native.heuristic_group(agents, games, rows)
+        return chosen if chosen is not None else super().act_group(agents, games, rows)
 
     def scored_actions(self, view: GameState, seat: int, legal: list[int]) -> list[tuple[int, float]]:
         """(action, value) in the order the agent weighs them: the bids (pass first, then from the lowest)

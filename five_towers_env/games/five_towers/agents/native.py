@@ -7,7 +7,9 @@ random draws as the Python code for every seed and position (tests/games/five_to
 The Python code stays the reference: it decides under ``FIVE_TOWERS_ENGINE=python``, for an agent whose
 ``native`` attribute is False, and wherever the native call cannot be made (each function here then answers
 None). The compiled module also offers batched calls, the GIL released: ``greedy_actions(states, rng_words)``
-and ``heuristic_actions(states, **params)`` for the player on move in each native state.
+and ``heuristic_actions(states, **params)`` for the player on move in each native state; :func:`greedy_group`
+and :func:`heuristic_group` play them for the agents' ``act_group`` (the Gymnasium vector environment's games,
+every decision of a round in one call, on the games' compiled public views).
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from five_towers_env.core.agent import WaitingGames, rounds
 from five_towers_env.core.backend import ENV_VAR
 from five_towers_env.core.native import set_generator_words, words_of_generator
 from five_towers_env.games.five_towers import SPEC
@@ -81,6 +84,65 @@ def heuristic_action(view: Any, seat: int, legal: Sequence[int], params: dict[st
         return None
 
 
+def greedy_group(agents: Sequence[Any], games: WaitingGames, rows: Sequence[int]) -> np.ndarray | None:
+    """:class:`~.greedy.GreedyAgent`'s ``act_group``: ``agents[j]``'s choice in game ``rows[j]``, in one compiled
+    call (``greedy_actions``) on the games' public views, each tie drawn from the agent's own generator, left as
+    its ``act`` leaves it; rows sharing a generator (one agent in several games) go into successive calls, so
+    that it draws for them in row order. None where ``act`` decides instead: the native core not active, an
+    agent with ``native`` False, a generator not numpy's default, games without compiled states."""
+    views = _native_views(agents, games, rows)
+    if views is None:
+        return None
+    try:
+        for agent in agents:
+            words_of_generator(agent.rng)  # ValueError for a generator that is not numpy's default (PCG64)
+    except ValueError:
+        return None
+    out = np.empty(len(rows), dtype=np.int64)
+    for k, members in enumerate(rounds(agents, key=lambda a: id(a.rng))):
+        try:
+            actions, after = _native().greedy_actions([views[j] for j in members],
+                                                      [words_of_generator(agents[j].rng) for j in members])
+        except _REFUSED:
+            if k == 0:  # nothing drawn yet: act decides for all
+                return None
+            raise
+        for j, action, words in zip(members, actions, after):
+            out[j] = action
+            set_generator_words(agents[j].rng, words)  # as act leaves it (unchanged where nothing was drawn)
+    return out
+
+
+def heuristic_group(agents: Sequence[Any], games: WaitingGames, rows: Sequence[int]) -> np.ndarray | None:
+    """:class:`~.heuristic.HeuristicAgent`'s ``act_group``: ``agents[j]``'s choice in game ``rows[j]``, one
+    compiled call (``heuristic_actions``) per set of parameters on the games' public views (the agent draws
+    nothing). None where ``act`` decides instead (see :func:`greedy_group`)."""
+    views = _native_views(agents, games, rows)
+    if views is None:
+        return None
+    groups: dict[tuple[tuple[str, float], ...], list[int]] = {}
+    for j, agent in enumerate(agents):
+        groups.setdefault(tuple(sorted(agent.params.items())), []).append(j)
+    out = np.empty(len(rows), dtype=np.int64)
+    for params, members in groups.items():
+        try:
+            out[members] = _native().heuristic_actions([views[j] for j in members], **dict(params))
+        except _REFUSED:
+            return None  # the agent draws nothing: act may decide for all
+    return out
+
+
+def _native_views(agents: Sequence[Any], games: WaitingGames, rows: Sequence[int]) -> list[Any] | None:
+    """The games' compiled public views, or None where the agents' ``act`` is to decide (see
+    :func:`greedy_group`)."""
+    if not all(a.native for a in agents) or _backend(os.environ.get(ENV_VAR)) != "native":
+        return None
+    views = games.native_views(rows)
+    if views is None or not all(type(v) is _native().State for v in views):  # another game's states
+        return None
+    return views
+
+
 @cache
 def _backend(switch: str | None) -> str:
     """``SPEC.backend()`` while ``FIVE_TOWERS_ENGINE`` is ``switch`` (it answers the same as long as the switch
@@ -94,4 +156,4 @@ def _native() -> Any:
     return importlib.import_module("five_towers_env.games.five_towers._native")
 
 
-__all__ = ["core_of", "greedy_action", "heuristic_action"]
+__all__ = ["core_of", "greedy_action", "greedy_group", "heuristic_action", "heuristic_group"]
