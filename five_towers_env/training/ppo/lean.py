@@ -199,4 +199,33 @@ class LeanLoop:
             model.logger.dump(model.num_timesteps)
 
 
-__all__ = ["LeanLoop", "MASKED"]
+class LeanProgress:
+    """What the SB3 loop's :func:`~five_towers_env.training.ppo.trainer.episode_callback` does, for the lean loop
+    (``ppo.loop: lean``), called after every vector step with its ``infos``: the learner's game outcomes into the
+    model's logger, and the progress bar."""
+
+    def __init__(self, model: Any, total: int, progress: bool, note: str = "") -> None:
+        self.model, self.total = model, total
+        self.bar = None
+        if progress:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, initial=min(int(model.num_timesteps), total), unit="step", desc="training",
+                            dynamic_ncols=True, mininterval=2.0, smoothing=0.05)
+            if note:
+                self.bar.set_postfix_str(note, refresh=False)
+
+    def __call__(self, infos: list[dict[str, Any]]) -> None:
+        for info in infos:
+            for key, value in info.get("episode_outcome", {}).items():
+                self.model.logger.record_mean(f"episode/{key}", value)
+        if self.bar is not None:
+            self.bar.update(max(0, min(int(self.model.num_timesteps), self.total) - self.bar.n))
+
+    def close_bar(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+
+__all__ = ["LeanLoop", "LeanProgress", "MASKED"]

@@ -171,34 +171,6 @@ def episode_callback(total: int, start: int, progress: bool, threads: tuple[int,
     return EpisodeStats()
 
 
-class LeanProgress:
-    """What :func:`episode_callback` does for the lean loop (``ppo.loop: lean``), called after every vector
-    step with its ``infos``: the learner's game outcomes into the model's logger, and the progress bar."""
-
-    def __init__(self, model: Any, total: int, progress: bool, note: str = "") -> None:
-        self.model, self.total = model, total
-        self.bar = None
-        if progress:
-            from tqdm import tqdm
-
-            self.bar = tqdm(total=total, initial=min(int(model.num_timesteps), total), unit="step", desc="training",
-                            dynamic_ncols=True, mininterval=2.0, smoothing=0.05)
-            if note:
-                self.bar.set_postfix_str(note, refresh=False)
-
-    def __call__(self, infos: list[dict[str, Any]]) -> None:
-        for info in infos:
-            for key, value in info.get("episode_outcome", {}).items():
-                self.model.logger.record_mean(f"episode/{key}", value)
-        if self.bar is not None:
-            self.bar.update(max(0, min(int(self.model.num_timesteps), self.total) - self.bar.n))
-
-    def close_bar(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
-            self.bar = None
-
-
 def _new_model(cfg: TrainConfig, venv: Any) -> MaskablePPO:
     import torch
     from sb3_contrib import MaskablePPO
@@ -445,7 +417,7 @@ class PPOTrainer(TrainerBase):
         cfg = self.cfg
         threads = (cfg.rollout_threads, cfg.torch_threads)
         if cfg.ppo.loop == "lean":
-            from five_towers_env.training.ppo.lean import LeanLoop
+            from five_towers_env.training.ppo.lean import LeanLoop, LeanProgress
 
             if self._lean is None:
                 self._lean = LeanLoop(self.model, self.venv, threads)
