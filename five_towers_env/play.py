@@ -1,7 +1,8 @@
 """Play whole games between agents through the PettingZoo environment.
 
 :func:`play_game` is the one game loop: evaluations, tournaments, ``five-towers play`` and the
-examples all run through it. Watchers (:class:`GameWatcher`) follow a game move by move, forced
+examples all run through it; :class:`LiveGame` is its steps, for a caller that drives a game move by move
+(``five-towers serve``). Watchers (:class:`GameWatcher`) follow a game move by move, forced
 moves included: :class:`MoveLog` prints it, :class:`five_towers_env.replay.GameRecorder` records it.
 
 The loop serves every game of :mod:`five_towers_env.core.game` (``game="campanile"``): it builds the
@@ -106,6 +107,97 @@ class MoveLog(GameWatcher):
             self._write("\n" + self.ui.text_view(game, None) + "\n")
 
 
+class LiveGame:
+    """One game of ``game`` (a name or a spec) played move by move, by whoever drives it: :func:`play_game`'s
+    loop, or a caller that waits between moves (the browser table of ``five-towers serve`` asks a person or an
+    agent for each decision in its own time). Both drive the same steps, so a game is the same game either way.
+
+    Set up as :func:`play_game` describes (``explicit`` environments where the game has forced moves); the
+    ``watchers`` see the start now, every move as :meth:`apply` makes it, and the end once. Read the position
+    from :attr:`state` (the live engine state: do not change it).
+    """
+
+    def __init__(self, game: str | GameSpec, num_players: int, variant: str | None = None, seed: int | None = None,
+                 render_mode: str | None = None, options: dict | None = None,
+                 watchers: Sequence[GameWatcher] = ()) -> None:
+        g = self.spec = get_game(game)
+        if variant is None:
+            variant = g.default_variant
+        kwargs: dict[str, Any] = {"num_players": num_players, "variant": variant, "render_mode": render_mode}
+        if g.explicit:
+            # explicit=True hands every decision to this loop, which applies the forced ones itself (the
+            # same ones, in the same order, as the environment would), so that watchers see each of them
+            kwargs["explicit"] = True
+        self.env = g.make_raw_env(**kwargs)
+        self.env.reset(seed=seed, options=options)
+        self.state = self.env.game
+        self.watchers = list(watchers)
+        self.steps = self.moves = 0
+        self._legal: list[int] | None = None  # the legal actions of the position on move, once asked
+        self._result: dict[str, Any] | None = None
+        for w in self.watchers:
+            w.start(self.state, g)
+
+    @property
+    def over(self) -> bool:
+        """Whether the game has ended."""
+        return bool(self.state.is_terminal())
+
+    @property
+    def seat(self) -> int:
+        """The seat on move."""
+        return int(self.state.current_player)
+
+    def legal(self) -> list[int]:
+        """The legal actions of the seat on move."""
+        if self._legal is None:
+            self._legal = list(self.state.legal_actions())
+        return self._legal
+
+    @property
+    def forced(self) -> bool:
+        """Whether the decision on move is forced (the only legal move, in a game with forced moves): it is
+        applied without asking the seat's agent."""
+        return bool(self.spec.explicit and len(self.legal()) == 1)
+
+    def ask(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The ``(observation, info)`` the agent on move is asked with."""
+        seat = self.seat
+        return self.env.observe(self.env.possible_agents[seat]), self.spec.agent_info(self.state, seat)
+
+    def apply(self, action: int) -> Move:
+        """Apply the seat on move's ``action`` (an illegal one raises and changes nothing), tell the watchers,
+        and the end too if the move ended the game; return the move (its ``name`` is left empty where nobody
+        watches: naming every move of an evaluation costs time and is never read)."""
+        seat, forced = self.seat, self.forced
+        self.env.step(action)
+        self._legal = None
+        self.moves += 1
+        if not forced:
+            self.steps += 1
+        move = Move(self.moves, seat, int(action), self.spec.action_name(int(action)) if self.watchers else "",
+                    forced, self.state)
+        for w in self.watchers:
+            w.move(move)
+        if self.watchers and self.over:
+            result = self.result()
+            for w in self.watchers:
+                w.end(result)
+        return move
+
+    def result(self) -> dict[str, Any]:
+        """What :func:`play_game` returns: scores, winners, rewards, ``steps`` (decisions the agents were asked)
+        and ``moves`` (every move, forced ones included); ``ValueError`` before the end."""
+        if not self.over:
+            raise ValueError("the game is not over yet")
+        if self._result is None:
+            env = self.env
+            self._result = {"scores": env.scores(), "winners": env.winners(),
+                            "rewards": [env.rewards[a] for a in env.possible_agents], "steps": self.steps,
+                            "moves": self.moves}
+        return self._result
+
+
 def play_game(agents: Sequence[Agent], variant: str | None = None, seed: int | None = None,
               render_mode: str | None = None, options: dict | None = None,
               watchers: Sequence[GameWatcher] = (), game: str | GameSpec = DEFAULT_GAME) -> dict[str, Any]:
@@ -119,40 +211,13 @@ def play_game(agents: Sequence[Agent], variant: str | None = None, seed: int | N
     are shown it as a forced :class:`Move`. A game without them (Campanile) puts every decision to
     its agent, as its environment does.
     """
-    g = get_game(game)
-    if variant is None:
-        variant = g.default_variant
-    kwargs: dict[str, Any] = {"num_players": len(agents), "variant": variant, "render_mode": render_mode}
-    if g.explicit:
-        # explicit=True hands every decision to this loop, which applies the forced ones itself (the
-        # same ones, in the same order, as the environment would), so that watchers see each of them
-        kwargs["explicit"] = True
-    env = g.make_raw_env(**kwargs)
-    env.reset(seed=seed, options=options)
-    state = env.game
-    for w in watchers:
-        w.start(state, g)
-    steps = moves = 0
-    while not state.is_terminal():
-        seat = state.current_player
-        legal = state.legal_actions()
-        forced = g.explicit and len(legal) == 1
-        if forced:
-            action = legal[0]
+    live = LiveGame(game, len(agents), variant, seed, render_mode, options, watchers)
+    while not live.over:
+        if live.forced:
+            live.apply(live.legal()[0])
         else:
-            action = agents[seat].act(env.observe(env.possible_agents[seat]), g.agent_info(state, seat))
-            steps += 1
-        env.step(action)
-        moves += 1
-        if watchers:
-            move = Move(moves, seat, int(action), g.action_name(int(action)), forced, state)
-            for w in watchers:
-                w.move(move)
-    result = {"scores": env.scores(), "winners": env.winners(),
-              "rewards": [env.rewards[a] for a in env.possible_agents], "steps": steps, "moves": moves}
-    for w in watchers:
-        w.end(result)
-    return result
+            live.apply(agents[live.seat].act(*live.ask()))
+    return live.result()
 
 
-__all__ = ["play_game", "Move", "GameWatcher", "MoveLog"]
+__all__ = ["play_game", "LiveGame", "Move", "GameWatcher", "MoveLog"]

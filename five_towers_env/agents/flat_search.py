@@ -74,15 +74,19 @@ class FlatSearchAgent:
         self.rng = np.random.default_rng(seed)
         self.simulations = int(simulations)
         self.race = Race(z=z, min_samples=int(min_samples))
+        self.last_values: dict[int, float] = {}  # mean reward of each action the last search sampled
 
     def act(self, observation: dict[str, np.ndarray] | None, info: dict[str, Any]) -> int:
         """Search the legal actions from ``info["view"]`` and return the best."""
         legal = legal_actions(observation, info)
+        self.last_values = {}
         if len(legal) == 1:
             return int(legal[0])
         view, seat = info["view"], int(info["seat"])
         hooks = _Hooks(view, seat, int(self.rng.integers(2**63)))
-        return int(flat_search(hooks, legal, Budget(self.simulations), self.race).choice(legal))
+        result = flat_search(hooks, legal, Budget(self.simulations), self.race)
+        self.last_values = {int(a): mean for a, mean in zip(legal, result.means) if mean is not None}
+        return int(result.choice(legal))
 
 
 __all__ = ["FlatSearchAgent"]

@@ -17,6 +17,7 @@ from five_towers_env.cli import (
     play,
     rate,
     replay,
+    serve,
     tournament,
     train,
     zoo,
@@ -24,13 +25,14 @@ from five_towers_env.cli import (
 from five_towers_env.cli.invocation import Invocation
 
 #: the subcommands, in the order ``--help`` lists them
-COMMANDS = (play, replay, evaluate, tournament, zoo, rate, ladder, train, expert)
+COMMANDS = (play, serve, replay, evaluate, tournament, zoo, rate, ladder, train, expert)
 
 USAGE = """The ``five-towers`` command line.
 
     five-towers play --agents heuristic random --seed 3
     five-towers play --agents human ppo --record game.json      # you against the shipped policy
     five-towers replay game.json --html replay.html             # a replay any browser opens
+    five-towers serve --agents human ppo                        # play in the browser (a local page)
     five-towers evaluate --agents heuristic random --games 1000 --players 2 --variant base --seed 0 \\
         --workers 2 --out runs/eval
     five-towers tournament --agents random greedy heuristic --games 1000 --workers 2 --out runs/tournament
