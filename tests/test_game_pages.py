@@ -76,3 +76,14 @@ def test_page_example_runs(pages, name):
     exec(compile(code, f"docs/games/{name}.md", "exec"), namespace)
     env = namespace["env"]
     assert not env.agents  # played to the end
+
+
+def test_committed_pictures_are_the_renderer_s(tool):
+    # each page's picture is drawn by the game's own SVG renderer from a seeded position, the same on both engines
+    drawn = tool.pictures()
+    assert {p.name for p in drawn} == {f"{name}.svg" for name in BUILTIN_GAMES}
+    for path, text in drawn.items():
+        assert path.is_file(), f"{path.relative_to(ROOT)} is missing: run python tools/game_pages.py"
+        assert path.read_text() == text, f"{path.relative_to(ROOT)} is stale: run python tools/game_pages.py"
+        page = (ROOT / "docs" / "games" / f"{path.stem}.md").read_text()
+        assert f"](img/{path.name})" in page.split("| fact | value |")[0]  # at the top, above the facts

@@ -16,19 +16,20 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "README.md", *(ROOT / "docs" / f"{page}.md" for page in ("integrations", "environment", "campanile",
-                                                                       "openspiel"))]
+                                                                       "openspiel", "getting_started"))]
 PATTERN = r"<!-- snippet: (\w+)(?: after: (\w+))? -->\n```python\n(.*?)```"
 SNIPPETS = {name: code for doc in DOCS for name, _, code in re.findall(PATTERN, doc.read_text(), flags=re.S)}
 #: a snippet that uses what another one wrote (``<!-- snippet: B after: A -->``) runs after it, in its folder
 AFTER = {name: first for doc in DOCS for name, first, _ in re.findall(PATTERN, doc.read_text(), flags=re.S) if first}
 README_SNIPPETS = set(re.findall(r"<!-- snippet: (\w+)", DOCS[0].read_text()))
-NEEDS = {"sb3": "sb3_contrib", "own_sb3": "sb3_contrib", "tianshou": "tianshou", "rllib": "ray",
-         "openspiel": "pyspiel"}
+NEEDS = {"sb3": "sb3_contrib", "own_sb3": "sb3_contrib", "start_sb3": "sb3_contrib",
+         "start_sb3_evaluate": "sb3_contrib", "tianshou": "tianshou", "rllib": "ray", "openspiel": "pyspiel"}
 
 
 def test_readme_has_the_snippets():
     assert README_SNIPPETS >= {"pettingzoo", "sb3", "own_sb3", "own_agent"}, sorted(README_SNIPPETS)
-    in_docs = {"engine", "campanile", "openspiel", "tianshou", "rllib"}
+    in_docs = {"engine", "campanile", "openspiel", "tianshou", "rllib", "start_loop", "start_sb3", "start_sb3_evaluate",
+               "start_agent", "start_reinforce"}
     assert set(SNIPPETS) >= README_SNIPPETS | in_docs, sorted(SNIPPETS)
 
 

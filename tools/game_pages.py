@@ -67,10 +67,17 @@ def paragraphs(doc: str | None) -> list[str]:
 
 
 def summary(obj: Any) -> str:
-    """The first sentence of ``obj``'s docstring (its whole first paragraph if it has no full stop)."""
-    first = (paragraphs(inspect.getdoc(obj)) or [""])[0]
+    """The first sentence of ``obj``'s docstring (its whole first paragraph if it has no full stop); a first
+    paragraph that introduces a list (``one of two kinds (``search``):``) ends with the list's terms."""
+    parts = paragraphs(inspect.getdoc(obj)) or [""]
+    first = parts[0]
     match = re.match(r"(.+?\.)(\s|$)", first)
-    return match.group(1) if match else first
+    if match:
+        return match.group(1)
+    terms = re.findall(r"(?:^|\s)[*-] (``[^`]+``)", parts[1]) if first.endswith(":") and len(parts) > 1 else []
+    if terms:
+        return f"{first} {', '.join(terms[:-1])}{' or ' if len(terms) > 1 else ''}{terms[-1]}."
+    return first
 
 
 def docstring_args(obj: Any) -> dict[str, str]:
@@ -220,6 +227,28 @@ def action_rows(spec: GameSpec) -> list[str]:
     return rows
 
 
+def api_entries() -> dict[str, str]:
+    """Each object the API reference documents by name (``::: five_towers_env.agents.policy.PolicyAgent``
+    on a page of ``docs/api/``, or ``::: agents.heuristic.HeuristicAgent`` read from a game's folder) ->
+    its page and anchor, relative to ``docs/``."""
+    entries = {}
+    for page in sorted((DOCS / "api").glob("*.md")):
+        for name in re.findall(r"^::: ([\w.]+)", page.read_text(), flags=re.M):
+            entries[name] = f"api/{page.name}#{name}"
+    return entries
+
+
+def api_link(full: str) -> str | None:
+    """The API reference's entry of the object named ``full`` (a module's path and its name), relative to
+    ``docs/``; the 5 Towers agents are documented from their folder (``agents.heuristic.HeuristicAgent``)."""
+    entries = api_entries()
+    for name, where in entries.items():
+        if full == name or (name.startswith("agents.") and full == f"five_towers_env.games.five_towers.{name}"):
+            return where
+    module = full.rsplit(".", 1)[0]  # a class documented with its module, as one of the module's names
+    return f"{entries[module]}.{full.rsplit('.', 1)[1]}" if module in entries else None
+
+
 def agent_rows(spec: GameSpec) -> list[str]:
     rows = ["| name | class | what it plays |", "|---|---|---|"]
     from five_towers_env.agents.registry import agents_of
@@ -227,7 +256,10 @@ def agent_rows(spec: GameSpec) -> list[str]:
     for name, target in agents_of(spec).items():
         cls = load(target)
         line = summary(cls).replace("the module docstring", f"`{cls.__module__}`'s docstring")
-        rows.append(f"| `{name}` | `{cls.__module__}.{cls.__qualname__}` | {cell(line)} |")
+        full = f"{cls.__module__}.{cls.__qualname__}"
+        where = api_link(f"{target.split(':')[0]}.{cls.__qualname__}") or api_link(full)
+        shown = f"[`{full}`](../{where})" if where else f"`{full}`"
+        rows.append(f"| `{name}` | {shown} | {cell(line)} |")
     return rows
 
 
@@ -248,6 +280,90 @@ def rules_links(spec: GameSpec) -> list[str]:
     return links
 
 
+#: the game pages' pictures: 3 players, a seeded game played this far by a fixed rule (the ``k``-th decision
+#: takes legal action ``7 k mod (number of legal actions)``), about halfway through
+PICTURE_PLAYERS, PICTURE_SEED = 3, 58
+PICTURE_DECISIONS = {"five_towers": 80, "campanile": 50}
+
+
+def picture(name: str) -> str | None:
+    """The SVG at the top of the game's page, drawn by the game's own ``svg.render_svg`` (public information
+    only) from a seeded position; None for a game without an SVG drawing. The same on both engines."""
+    spec = get_game(name)
+    try:
+        svg = importlib.import_module(f"{spec.module}.svg")
+    except ImportError:
+        return None
+    env = importlib.import_module(spec.module).env(num_players=PICTURE_PLAYERS)
+    env.reset(seed=PICTURE_SEED)
+    decisions = 0
+    for _ in env.agent_iter():
+        observation, _, termination, truncation, _ = env.last()
+        if termination or truncation or decisions == PICTURE_DECISIONS.get(name, 40):
+            break
+        legal = observation["action_mask"].nonzero()[0]
+        env.step(int(legal[(7 * decisions) % len(legal)]))
+        decisions += 1
+    text = svg.render_svg(env.unwrapped.game)
+    env.close()
+    return text if text.endswith("\n") else text + "\n"
+
+
+def pictures() -> dict[Path, str]:
+    """Every built-in game's picture that has one: ``docs/games/img/<name>.svg`` -> its text."""
+    drawn = {name: picture(name) for name in BUILTIN_GAMES}
+    return {OUT / "img" / f"{name}.svg": text for name, text in drawn.items() if text is not None}
+
+
+#: games measured for the "Episodes" section's typical length, per player count: seeds 0 .. LENGTH_GAMES - 1
+LENGTH_GAMES = 20
+
+
+def episode_lengths(name: str, num_players: int) -> list[int]:
+    """Decisions (``step`` calls with an action) of ``LENGTH_GAMES`` seeded games of uniformly random
+    players (seed ``s`` deals the game and draws its moves); the same on both engines."""
+    import numpy as np
+
+    spec = get_game(name)
+    lengths = []
+    for seed in range(LENGTH_GAMES):
+        env = importlib.import_module(spec.module).env(num_players=num_players)
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        decisions = 0
+        for _ in env.agent_iter():
+            observation, _, termination, truncation, _ = env.last()
+            if termination or truncation:
+                env.step(None)
+                continue
+            env.step(int(rng.choice(observation["action_mask"].nonzero()[0])))
+            decisions += 1
+        env.close()
+        lengths.append(decisions)
+    return lengths
+
+
+def episode_rows(spec: GameSpec) -> list[str]:
+    """The "Episodes" section: start, end, truncation, typical length, and playing it yourself."""
+    rules = rules_links(spec)[2].split("](", 1)[1].rstrip(")")
+    rows = ["| players | decisions per game (mean) | fewest | most |", "|---:|---:|---:|---:|"]
+    for n in range(spec.min_players, spec.max_players + 1):
+        lengths = episode_lengths(spec.name, n)
+        rows.append(f"| {n} | {sum(lengths) / len(lengths):.0f} | {min(lengths)} | {max(lengths)} |")
+    return [
+        f"An episode is one game of the default variant or the one asked for: `reset(seed=...)` deals it "
+        f"(the same seed, the same deal), and it ends when the game does, by [its rules]({rules}): "
+        "every agent is then terminated, with its reward. Episodes are never truncated: the environment sets "
+        "no step limit (`truncations` stay `False`; wrap it in a time limit if you need one), since every game "
+        "ends. Typical length, in decisions of all seats together (the `step` calls that take an action), over "
+        f"{LENGTH_GAMES} seeded games of uniformly random players (`python {SCRIPT}` measures it):", "",
+        *rows, "",
+        f"**Play it yourself**: `five-towers play --game {spec.name} --agents human heuristic` seats you against "
+        "the heuristic in the terminal (type a move's number or name, `?` for help), and "
+        f"`five-towers serve --game {spec.name} --agents human heuristic` in the browser.",
+    ]
+
+
 def game_page(name: str) -> str:
     """The Markdown of ``docs/games/<name>.md``."""
     spec = get_game(name)
@@ -262,7 +378,11 @@ def game_page(name: str) -> str:
     lines = [f"<!-- Written by {SCRIPT} from the code: do not edit by hand; run `python {SCRIPT}` after a change "
              f"(tests/test_game_pages.py checks this page). -->", "", f"# {spec.title}", "",
              markdown(module_text(spec.module)[0]), "",
-             "| | |", "|---|---|", *(f"| {what} | {value} |" for what, value in facts(spec, raw)), "",
+             *([f"![{spec.title}, {PICTURE_PLAYERS} players, halfway through a seeded game](img/{name}.svg)", "",
+                f"*{PICTURE_PLAYERS} players halfway through a game, drawn by `{spec.module}.svg.render_svg` "
+                f"(what a spectator sees; `render_mode=\"rgb_array\"` gives the table as an image array)."
+                f"*", ""] if picture(name) is not None else []),
+             "| fact | value |", "|---|---|", *(f"| {what} | {value} |" for what, value in facts(spec, raw)), "",
              "```python",
              f"from {spec.module.rsplit('.', 1)[0]} import {env_short}", "",
              f"env = {env_short}.env(num_players={spec.min_players}, variant=\"{spec.default_variant}\")",
@@ -290,7 +410,7 @@ def game_page(name: str) -> str:
              ]
     if layout is not None:
         lines += [layout().strip(), ""]
-    lines += ["## Rewards", ""]
+    lines += ["## Episodes", "", *episode_rows(spec), "", "## Rewards", ""]
     if reward:
         lines += [f"`reward=` {markdown(reward)}", ""]
     wrapped = " ".join(paragraphs(core_env.wrap_env.__doc__)).rstrip(".")
@@ -327,7 +447,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if a committed page is stale")
     args = parser.parse_args(argv)
-    return write_or_check(pages(), args.check, SCRIPT, "the game pages")
+    return write_or_check({**pages(), **pictures()}, args.check, SCRIPT, "the game pages")
 
 
 if __name__ == "__main__":

@@ -7,17 +7,22 @@ or ``../README.md``, so that they work when the folder is browsed on GitHub. The
 
 * an image (``![...](../results/.../curve.png)``) is copied into the site, under ``repo/<its path>``,
   and shown from there: the pages show their pictures with no network;
+* a Markdown file (``../results/README.md``) is rendered into the site as a page of its own, under
+  ``repo/<its path>`` (not in the navigation), its links into ``docs/`` pointed at the site's pages: the
+  site holds what its pages link to, whether or not a repository address is known;
 * any other link goes to the file on the repository's site, ``<repo_url>/blob/HEAD/<path>``
   (``tree`` for a folder), when a repository address is known: mkdocs.yml's ``repo_url``, else a
   ``github.com`` address in pyproject.toml's ``[project.urls]``;
-* without one, a file that is not a Markdown page is copied into the site as an image is, and a
-  Markdown page or a folder becomes its path in code (``README.md``), with the link's text kept.
+* without one, any other file is copied into the site as an image is, and a folder becomes its path in
+  code (``results/ppo_2p_v2/``), with the link's text kept and a warning (an error in strict mode): no
+  link on the site degrades to code.
 
 A link that leaves the repository, or names a file that does not exist, is left as it is, so MkDocs
 still reports it. Links inside code spans and code blocks are not links and are never touched.
 """
 from __future__ import annotations
 
+import logging
 import posixpath
 import re
 from pathlib import Path
@@ -26,10 +31,11 @@ from xml.etree import ElementTree as etree
 
 from markdown import Extension, Markdown
 from markdown.treeprocessors import Treeprocessor
-from mkdocs.structure.files import File, Files
+from mkdocs.structure.files import File, Files, InclusionLevel
 
 #: where files from outside docs/ go in the site
 MOUNT = "repo"
+log = logging.getLogger("mkdocs.hooks.five_towers_repo_links")
 _LINK = re.compile(r"\]\(\s*<?([^)\s>]+)|\bsrc=[\"']([^\"']+)[\"']")
 _state: dict[str, Any] = {"page": None, "copied": set(), "repo_url": "", "root": None, "docs": None}
 
@@ -74,16 +80,39 @@ def on_config(config: Any) -> Any:
     return config
 
 
+def _rendered_markdown(rel: str) -> str:
+    """The text of the repository's Markdown file ``rel`` as a page at ``repo/<rel>``: its relative links
+    into docs/ point at the site's pages."""
+    root, docs = _state["root"], _state["docs"]
+    folder = posixpath.dirname(rel)
+
+    def point(match: re.Match) -> str:
+        lead, url = match.group(1), match.group(2)
+        if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:|^[/#\\]", url):
+            return match.group(0)
+        path, fragment = url.split("#", 1)[0], url[len(url.split("#", 1)[0]):]
+        target = (root / folder / path).resolve()
+        if not target.is_relative_to(docs):
+            return match.group(0)
+        inside = target.relative_to(docs).as_posix()
+        return lead + posixpath.relpath(inside, f"{MOUNT}/{folder}".rstrip("/")) + fragment
+    return re.sub(r"(\]\(\s*<?)([^)\s>]+)", point, (root / rel).read_text())
+
+
 def on_files(files: Files, config: Any) -> Files:
-    """Copy into the site every file outside docs/ (not a Markdown page) that a page links to."""
+    """Copy into the site every file outside docs/ that a page links to; a Markdown file becomes a page."""
     for page in list(files.documentation_pages()):
         for groups in _LINK.findall(page.content_string):
             url = groups[0] or groups[1]
             rel = _outside(page.src_uri, url)
-            if rel is None or rel in _state["copied"] or not (_state["root"] / rel).is_file() or rel.endswith(".md"):
+            if rel is None or rel in _state["copied"] or not (_state["root"] / rel).is_file():
                 continue
             _state["copied"].add(rel)
-            files.append(File.generated(config, f"{MOUNT}/{rel}", abs_src_path=str(_state["root"] / rel)))
+            if rel.endswith(".md"):
+                files.append(File.generated(config, f"{MOUNT}/{rel}", content=_rendered_markdown(rel),
+                                            inclusion=InclusionLevel.NOT_IN_NAV))
+            else:
+                files.append(File.generated(config, f"{MOUNT}/{rel}", abs_src_path=str(_state["root"] / rel)))
     return files
 
 
@@ -100,7 +129,11 @@ def _mounted(rel: str, url: str) -> str:
 
 
 def _plain(element: etree.Element, rel: str) -> None:
-    """Turn a link into its text and the repository path (with its ``#section``) in code."""
+    """Turn a link into its text and the repository path (with its ``#section``) in code, with a warning (an
+    error in strict mode): a reader cannot follow it, so a page should link a file the site holds or the page
+    that holds the same content."""
+    log.warning("%s: the link to %s is shown as code: neither the site nor a repo_url holds it; link a "
+                "file or a page instead", _state["page"], rel)
     text = "".join(element.itertext()).strip().strip("`")
     element.attrib.clear()
     if text in (rel, posixpath.basename(rel)):
@@ -131,7 +164,7 @@ class _RepoLinksProcessor(Treeprocessor):
             if rel is None:
                 continue
             fragment = url[len(url.split("#", 1)[0]):]
-            if element.tag == "img" and rel in _state["copied"]:
+            if (element.tag == "img" or rel.endswith(".md")) and rel in _state["copied"]:
                 element.set(key, _mounted(rel, url))
             elif _state["repo_url"]:
                 kind = "tree" if (_state["root"] / rel).is_dir() else "blob"

@@ -62,7 +62,9 @@ class MCTSAgent:
         margin_weight: weight of the final score margin (over 20) added to the win share.
         prior: weight of the heuristic's value (points over 20) added to a candidate's mean reward,
             which steadies the choice between candidates the samples cannot tell apart.
-        spread, contest, chip_cost: the evaluation's weights (see :class:`~.heuristic.HeuristicAgent`).
+        spread: the evaluation's weight of the same name (see :class:`~.heuristic.HeuristicAgent`).
+        contest: the evaluation's weight of the same name (see :class:`~.heuristic.HeuristicAgent`).
+        chip_cost: the evaluation's weight of the same name (see :class:`~.heuristic.HeuristicAgent`).
         search_from: search only once the smallest pile holds at most this many cards (the last
             dozen turns or so); before, play the heuristic's best turn. Searching from the start
             measured no stronger against the heuristic (its rollouts are too rough to beat the
