@@ -198,7 +198,10 @@ def test_a_checkpoint_is_converted_once_per_process_and_file_version(smoke_run, 
     once per game (seconds each), and again only when the file changes."""
     import os
 
+    from collections import OrderedDict
+
     from five_towers_env.agents import network_file
+    from five_towers_env.agents import policy as policy_module
     from five_towers_env.agents.policy import PolicyAgent
     from five_towers_env.analysis.checkpoint_curve import run_checkpoints
 
@@ -208,6 +211,7 @@ def test_a_checkpoint_is_converted_once_per_process_and_file_version(smoke_run, 
     convert = network_file._convert_checkpoint
     monkeypatch.setattr(network_file, "_convert_checkpoint", lambda path: converted.append(path) or convert(path))
     monkeypatch.setattr(network_file, "_CHECKPOINTS", {})
+    monkeypatch.setattr(policy_module, "_NETWORKS", OrderedDict())  # the agents' shared networks: none loaded yet
     first, second = PolicyAgent(ckpt), PolicyAgent(ckpt)
     assert len(converted) == 1
     assert first.network.meta == second.network.meta and first.path == second.path == ckpt
