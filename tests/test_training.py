@@ -197,7 +197,6 @@ def test_a_checkpoint_is_converted_once_per_process_and_file_version(smoke_run, 
     """An evaluation builds its agents again for every game: a ``.zip`` is loaded through sb3 once, not
     once per game (seconds each), and again only when the file changes."""
     import os
-
     from collections import OrderedDict
 
     from five_towers_env.agents import network_file
