@@ -21,9 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from five_towers_env.core.agent import WaitingGames, rounds
+from five_towers_env.core.agent import WaitingGames
 from five_towers_env.core.backend import ENV_VAR
 from five_towers_env.core.native import set_generator_words, words_of_generator
+from five_towers_env.core.native.groups import drawing_group, native_views, weighted_group
 from five_towers_env.games.five_towers import SPEC
 from five_towers_env.games.five_towers.state import GameState
 
@@ -90,57 +91,28 @@ def greedy_group(agents: Sequence[Any], games: WaitingGames, rows: Sequence[int]
     its ``act`` leaves it; rows sharing a generator (one agent in several games) go into successive calls, so
     that it draws for them in row order. None where ``act`` decides instead: the native core not active, an
     agent with ``native`` False, a generator not numpy's default, games without compiled states."""
-    views = _native_views(agents, games, rows)
-    if views is None:
-        return None
-    try:
-        for agent in agents:
-            words_of_generator(agent.rng)  # ValueError for a generator that is not numpy's default (PCG64)
-    except ValueError:
-        return None
-    out = np.empty(len(rows), dtype=np.int64)
-    for k, members in enumerate(rounds(agents, key=lambda a: id(a.rng))):
-        try:
-            actions, after = _native().greedy_actions([views[j] for j in members],
-                                                      [words_of_generator(agents[j].rng) for j in members])
-        except _REFUSED:
-            if k == 0:  # nothing drawn yet: act decides for all
-                return None
-            raise
-        for j, action, words in zip(members, actions, after):
-            out[j] = action
-            set_generator_words(agents[j].rng, words)  # as act leaves it (unchanged where nothing was drawn)
-    return out
+    views = _views(agents, games, rows)
+    return None if views is None else drawing_group(agents, views, _native().greedy_actions, _REFUSED)
 
 
 def heuristic_group(agents: Sequence[Any], games: WaitingGames, rows: Sequence[int]) -> np.ndarray | None:
     """:class:`~.heuristic.HeuristicAgent`'s ``act_group``: ``agents[j]``'s choice in game ``rows[j]``, one
     compiled call (``heuristic_actions``) per set of parameters on the games' public views (the agent draws
     nothing). None where ``act`` decides instead (see :func:`greedy_group`)."""
-    views = _native_views(agents, games, rows)
-    if views is None:
-        return None
-    groups: dict[tuple[tuple[str, float], ...], list[int]] = {}
-    for j, agent in enumerate(agents):
-        groups.setdefault(tuple(sorted(agent.params.items())), []).append(j)
-    out = np.empty(len(rows), dtype=np.int64)
-    for params, members in groups.items():
-        try:
-            out[members] = _native().heuristic_actions([views[j] for j in members], **dict(params))
-        except _REFUSED:
-            return None  # the agent draws nothing: act may decide for all
-    return out
+    views = _views(agents, games, rows)
+    return None if views is None else weighted_group(agents, views, _weights, _native().heuristic_actions, _REFUSED)
 
 
-def _native_views(agents: Sequence[Any], games: WaitingGames, rows: Sequence[int]) -> list[Any] | None:
-    """The games' compiled public views, or None where the agents' ``act`` is to decide (see
-    :func:`greedy_group`)."""
-    if not all(a.native for a in agents) or _backend(os.environ.get(ENV_VAR)) != "native":
+def _weights(agent: Any) -> dict[str, Any]:
+    """The heuristic's settings that its compiled call takes, by name."""
+    return dict(agent.params)
+
+
+def _views(agents: Sequence[Any], games: WaitingGames, rows: Sequence[int]) -> list[Any] | None:
+    """The games' compiled public views, or None where the agents' ``act`` decides (:func:`native_views`)."""
+    if _backend(os.environ.get(ENV_VAR)) != "native":
         return None
-    views = games.native_views(rows)
-    if views is None or not all(type(v) is _native().State for v in views):  # another game's states
-        return None
-    return views
+    return native_views(agents, games, rows, _native().State, active=True)
 
 
 @cache
