@@ -26,9 +26,10 @@ export LD_PRELOAD="$asan $ubsan" ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
 # the sanitized cores must be the ones imported (the tests skip where no core is built)
 PYTHONPATH="$tmp" python -c 'import sys, five_towers_env.games.five_towers._native as f, five_towers_env.games.campanile._native as c
 assert all(m.__file__.startswith(sys.argv[1]) for m in (f, c)), (f.__file__, c.__file__)' "$tmp"
-PYTHONPATH="$tmp" FIVE_TOWERS_IDENTITY_GAMES="$games" FIVE_TOWERS_AGENT_GAMES=20 FIVE_TOWERS_ENGINE=native \
+PYTHONPATH="$tmp" FIVE_TOWERS_IDENTITY_GAMES="$games" FIVE_TOWERS_AGENT_GAMES=20 FIVE_TOWERS_SEARCH_GAMES=1 FIVE_TOWERS_ENGINE=native \
   python -m pytest -q -p no:cacheprovider tests/test_native_identity.py tests/test_native_fuzz.py \
   tests/games/five_towers/test_native_engine.py tests/games/five_towers/test_native_observation.py \
-  tests/games/five_towers/test_five_towers_native_agents.py tests/games/campanile/test_native_core.py \
+  tests/games/five_towers/test_five_towers_native_agents.py tests/games/five_towers/test_five_towers_native_search.py \
+  tests/games/campanile/test_native_core.py \
   tests/games/campanile/test_native_agents.py
 echo "sanitize: build $((built - start)) s, tests $(( $(date +%s) - built )) s" >&2

@@ -20,8 +20,24 @@ class Pcg64 {
 
   // np.random.default_rng(seed) for a seed 0 <= seed < 2**64: SeedSequence(seed).generate_state(4, uint64)
   static Pcg64 from_seed(uint64_t seed) {
-    uint32_t entropy[2] = {static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32)};
-    const int n_entropy = (seed >> 32) ? 2 : 1;
+    const uint32_t entropy[2] = {static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32)};
+    return from_entropy(entropy, (seed >> 32) ? 2 : 1);
+  }
+
+  // np.random.default_rng((a, b)) for seeds 0 <= a, b < 2**64: SeedSequence's entropy is each one's 32-bit
+  // words (least significant first, one word for 0) one after the other
+  static Pcg64 from_seeds(uint64_t a, uint64_t b) {
+    uint32_t entropy[4];
+    int n = 0;
+    for (uint64_t x : {a, b}) {
+      entropy[n++] = static_cast<uint32_t>(x);
+      if (x >> 32) entropy[n++] = static_cast<uint32_t>(x >> 32);
+    }
+    return from_entropy(entropy, n);
+  }
+
+  // SeedSequence(entropy words).generate_state(4, uint64) as the generator's seed, for at most kPool (4) words
+  static Pcg64 from_entropy(const uint32_t* entropy, int n_entropy) {
     uint32_t pool[kPool];
     uint32_t hash = kInitA;
     auto hashmix = [&hash](uint32_t value) {
@@ -40,7 +56,7 @@ class Pcg64 {
     for (int src = 0; src < kPool; ++src)
       for (int dst = 0; dst < kPool; ++dst)
         if (src != dst) pool[dst] = mix(pool[dst], hashmix(pool[src]));
-    // (a seed of at most two words never exceeds the pool: no further entropy to mix in)
+    // (at most kPool words never exceed the pool: no further entropy to mix in)
     uint32_t words[8];
     uint32_t hash_b = kInitB;
     for (int i = 0; i < 8; ++i) {
@@ -154,6 +170,22 @@ class Pcg64 {
   uint32_t uinteger_ = 0;
   uint64_t draws_ = 0;
 };
+
+// numpy's Generator.integers(n) for 2**32 < n < 2**64 (Lemire's method on 64-bit draws, the buffered 32-bit
+// draw untouched): how the search agents draw the seed of a decision's determinisations (integers(1 << 62))
+inline uint64_t integers_below64(Pcg64& rng, uint64_t n) {
+  using u128 = unsigned __int128;
+  u128 m = static_cast<u128>(rng.next64()) * n;
+  uint64_t leftover = static_cast<uint64_t>(m);
+  if (leftover < n) {
+    const uint64_t threshold = (UINT64_MAX - (n - 1)) % n;
+    while (leftover < threshold) {
+      m = static_cast<u128>(rng.next64()) * n;
+      leftover = static_cast<uint64_t>(m);
+    }
+  }
+  return static_cast<uint64_t>(m >> 64);
+}
 
 // numpy's Generator.integers(n) for 2 <= n < 2**32 (Lemire's method on the buffered 32-bit draws): how the
 // rule-based agents draw a tie (core.agent.best_after), so the native agents leave a generator as numpy does

@@ -37,6 +37,12 @@ only 47-62% at equal or higher cost: its averages mix the values of poorly explo
 sub-decisions into each bid, and without common random numbers the card luck of the next rounds
 swamps the differences between actions.
 
+Native: where the native core is active the whole search runs in C++ (:func:`.native.mcts_search`,
+``native/search.cpp``, the GIL released): the same candidates, determinisations, rollouts and rewards in the
+same floating-point order, so the same move, ``last_values`` and generator as this Python code, which stays the
+reference (``FIVE_TOWERS_ENGINE=python``, or ``native`` set to False). Under ``time_limit`` the native search
+fits many more rollouts into the same seconds.
+
 Budget: ``simulations`` rollouts per decision (default 400), or ``time_limit`` seconds (then
 as many as fit, at least ``min_simulations``; timing makes play non-deterministic). A decision
 with a single legal action is answered at once. Same seed, same settings, same observations:
@@ -51,6 +57,7 @@ from typing import Any
 import numpy as np
 
 from five_towers_env.core.search import ActionPrior, Budget, Race, flat_search
+from five_towers_env.games.five_towers.agents import native
 from five_towers_env.games.five_towers.agents.plans import POT, chain, choose_bid, game_left, make_plan
 from five_towers_env.games.five_towers.agents.rollout import evaluate, fast_rollout, play_rounds, rollout_action
 from five_towers_env.games.five_towers.agents.search_hooks import FiveTowersSearch, Scoring, round_ends, tree_actions
@@ -99,6 +106,7 @@ class MCTSAgent:
         self.policy = policy
         self.last_simulations = 0  # rollouts run for the last decision (for tools and tests)
         self.last_values: dict[int, float] = {}  # mean reward per candidate action of the last search
+        self.native = True  # search in C++ where the native core is active (False: always in Python)
 
     def act(self, observation: dict[str, np.ndarray] | None, info: dict[str, Any]) -> int:
         """Search from ``info["view"]`` and return the chosen legal action id."""
@@ -117,6 +125,8 @@ class MCTSAgent:
     def search(self, view: GameState, probs: Sequence[float] | None = None) -> int:
         """Search from a public view (its deck order is never used) and return an action id; ``probs``:
         the ``policy``'s action probabilities, if any."""
+        if self.native and (action := native.mcts_search(self, view, probs)) is not None:
+            return action
         budget = Budget(self.simulations, self.time_limit, self.min_simulations, time.perf_counter())
         prior: list[float] | None = None
         if self.policy is not None and probs is not None:

@@ -6,7 +6,9 @@ state of a native view or on the view converted (:func:`core_of`); the port make
 random draws as the Python code for every seed and position (tests/games/five_towers/test_five_towers_native_agents.py).
 The Python code stays the reference: it decides under ``FIVE_TOWERS_ENGINE=python``, for an agent whose
 ``native`` attribute is False, and wherever the native call cannot be made (each function here then answers
-None). The compiled module also offers batched calls, the GIL released: ``greedy_actions(states, rng_words)``
+None). :func:`mcts_search` runs :class:`~.mcts.MCTSAgent`'s whole search in C++ (``native/search.cpp``: the
+same candidates, determinisations, rollouts and rewards, so the same move, values and generator).
+The compiled module also offers batched calls, the GIL released: ``greedy_actions(states, rng_words)``
 and ``heuristic_actions(states, **params)`` for the player on move in each native state; :func:`greedy_group`
 and :func:`heuristic_group` play them for the agents' ``act_group`` (the Gymnasium vector environment's games,
 every decision of a round in one call, on the games' compiled public views).
@@ -85,6 +87,32 @@ def heuristic_action(view: Any, seat: int, legal: Sequence[int], params: dict[st
         return None
 
 
+def mcts_search(agent: Any, view: Any, probs: Sequence[float] | None) -> int | None:
+    """:meth:`~.mcts.MCTSAgent.search` in C++ (the GIL released): the same move, ``last_simulations`` and
+    ``last_values``, with ``agent.rng`` advanced as the Python search advances it; None where the Python code
+    searches (see :func:`core_of`, or an agent whose generator is not numpy's default)."""
+    core = core_of(view)
+    if core is None:
+        return None
+    guided = agent.policy is not None and probs is not None
+    try:
+        words = words_of_generator(agent.rng)
+        race = agent.race
+        action, sims, actions, values, after = _native().mcts_decide(
+            core, words, simulations=agent.simulations, time_limit=agent.time_limit,
+            min_simulations=agent.min_simulations, rollout_rounds=agent.rollout_rounds, beta=agent.beta,
+            eval_weight=agent.scoring.eval_weight, temperature=agent.scoring.temperature,
+            margin_weight=agent.scoring.margin_weight, race_z=race.z, min_samples=race.min_samples,
+            probs=np.asarray(probs, dtype=np.float64) if guided else None,
+            top_k=agent.policy.top_k if guided else 4, weight=agent.policy.weight if guided else 0.02)
+    except _REFUSED:
+        return None
+    set_generator_words(agent.rng, after)
+    agent.last_simulations = int(sims)
+    agent.last_values = {int(a): float(v) for a, v in zip(actions, values, strict=True)}
+    return int(action)
+
+
 def greedy_group(agents: Sequence[Any], games: WaitingGames, rows: Sequence[int]) -> np.ndarray | None:
     """:class:`~.greedy.GreedyAgent`'s ``act_group``: ``agents[j]``'s choice in game ``rows[j]``, in one compiled
     call (``greedy_actions``) on the games' public views, each tie drawn from the agent's own generator, left as
@@ -128,4 +156,4 @@ def _native() -> Any:
     return importlib.import_module("five_towers_env.games.five_towers._native")
 
 
-__all__ = ["core_of", "greedy_action", "greedy_group", "heuristic_action", "heuristic_group"]
+__all__ = ["core_of", "mcts_search", "greedy_action", "greedy_group", "heuristic_action", "heuristic_group"]

@@ -6,14 +6,21 @@
 //   State.variant, State.ceiling(p), State.bid_mask(p)
 //   + the game-neutral methods of ftcore::bind_state and VectorEnv (bind_common.hpp)
 //   greedy_action / greedy_actions, heuristic_action / heuristic_values / heuristic_actions (agents.hpp)
+//   rollout_action, play_rounds (rollout.hpp), mcts_decide (search.hpp)
 #include <pybind11/pybind11.h>
+#include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "agents.hpp"
+#include "py_sum.hpp"
+#include "rollout.hpp"
+#include "search.hpp"
 #include "bind_common.hpp"
 #include "state.hpp"
 
@@ -335,6 +342,65 @@ void bind_agents(py::module_& m) {
      "heuristic_action for the player on move in each state and its legal actions, the GIL released.");
 }
 
+void bind_search(py::module_& m) {
+  m.def("rollout_action", [](State& s, double beta) {
+    if (s.is_terminal()) throw py::value_error("the game is over: no move to choose");
+    return ft::rollout::rollout_action(s, beta);
+  }, py::arg("state"), py::arg("beta") = 0.45, "rollout.rollout_action: the default policy's move in state.");
+  m.def("play_rounds", [](State& s, double beta, std::optional<int> rounds) {
+    if (s.phase() != ft::PHASE_BID || s.bid_turn != 0) throw py::value_error("play_rounds needs a round start");
+    if (rounds && *rounds < 0) throw py::value_error("rounds must be at least 0 (None: to the end)");
+    double left = 0.0;
+    const bool over = ft::rollout::play_rounds(s, beta, rounds ? *rounds : -1, &left);
+    return py::make_tuple(over, left);
+  }, py::arg("state"), py::arg("beta") = 0.45, py::arg("rounds") = py::none(),
+     "rollout.play_rounds on state (changed in place): (game over, fraction of the game left).");
+  m.def("mcts_decide", [](const State& view, const std::array<uint64_t, 6>& rng_words, int simulations,
+                          std::optional<double> time_limit, int min_simulations, std::optional<int> rollout_rounds,
+                          double beta, double eval_weight, double temperature, double margin_weight,
+                          std::optional<double> race_z, int min_samples,
+                          std::optional<py::array_t<double, py::array::c_style | py::array::forcecast>> probs,
+                          int top_k, double weight) {
+    ft::search::Settings st;  // (the budget's clock starts here)
+    if (view.is_terminal()) throw py::value_error("the game is over: no move to search");
+    if (simulations < 1) throw py::value_error("simulations must be at least 1");
+    if (time_limit && !(*time_limit >= 0.0)) throw py::value_error("time_limit must be at least 0 (None: none)");
+    if (rollout_rounds && *rollout_rounds < 0) throw py::value_error("rollout_rounds must be at least 0 (None: to the end)");
+    if (race_z && !(*race_z >= 0.0)) throw py::value_error("race_z must be at least 0 (None: never)");
+    if (probs && (probs->ndim() != 1 || probs->size() != ft::NUM_ACTIONS || top_k < 1))
+      throw py::value_error("probs: one probability per action id (307), and top_k at least 1");
+    st.budget.simulations = simulations;
+    st.budget.time_limit = time_limit ? *time_limit : -1.0;
+    st.budget.min_simulations = min_simulations;
+    st.schedule.z = race_z ? *race_z : -1.0;
+    st.schedule.min_samples = std::max(1, min_samples);
+    st.rollout_rounds = rollout_rounds ? *rollout_rounds : -1;
+    st.beta = beta;
+    st.scoring = ft::search::Scoring{eval_weight, temperature, margin_weight};
+    ft::search::PolicyPrior prior;
+    if (probs) {
+      prior.probs.assign(probs->data(), probs->data() + probs->size());
+      prior.top_k = top_k;
+      prior.weight = weight;
+    }
+    ftcore::Pcg64 rng = ftcore::Pcg64::from_words(rng_words);
+    ft::search::Decision d;
+    {
+      py::gil_scoped_release release;
+      d = ft::search::decide(view, rng, st, probs ? &prior : nullptr);
+    }
+    if (d.action < 0) throw py::value_error("no candidate to search");
+    return py::make_tuple(d.action, d.simulations, d.actions, d.values, rng.words());
+  }, py::arg("view"), py::arg("rng_words"), py::arg("simulations") = 400, py::arg("time_limit") = py::none(),
+     py::arg("min_simulations") = 8, py::arg("rollout_rounds") = 5, py::arg("beta") = 0.45,
+     py::arg("eval_weight") = 1.0, py::arg("temperature") = 3.0, py::arg("margin_weight") = 0.2,
+     py::arg("race_z") = 2.0, py::arg("min_samples") = 8, py::arg("probs") = py::none(), py::arg("top_k") = 4,
+     py::arg("weight") = 0.02,
+     "MCTSAgent.search from a public view with the agent's generator rng_words (its settings as keywords; probs:\n"
+     "a policy's probability of every action id, for the guided rollout search): (action, rollouts run, the\n"
+     "actions searched, each one's mean reward, the generator's words after).");
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_native, m) {
@@ -364,4 +430,7 @@ PYBIND11_MODULE(_native, m) {
            " players, phase=" + s.phase_name() + ", to_act=" + std::to_string(s.current_player_) + ">";
   });
   bind_agents(m);
+  bind_search(m);
+  // Python's sum() of floats, which the search's Python code uses, is compensated from 3.12 on
+  ftcore::set_compensated_sum(PY_VERSION_HEX >= 0x030C0000);
 }

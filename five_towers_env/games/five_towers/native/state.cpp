@@ -197,6 +197,18 @@ bool State::apply_action(int a) {
   return true;
 }
 
+bool State::redeal(const uint8_t* unseen, int n, const ftcore::Pcg64& rng) {
+  if (phase_ != PHASE_BID || bid_turn != 0 || n != deck.n + display.n) return false;
+  const int cut = n - display.n;
+  deck.clear();
+  for (int i = 0; i < cut; ++i) deck.push_back(unseen[i]);
+  display.clear();
+  for (int i = cut; i < n; ++i) display.insert_sorted(unseen[i]);
+  rng_ = rng;
+  begin_bidding();
+  return true;
+}
+
 void State::begin_bidding() {
   phase_ = PHASE_BID;
   bids.fill(BID_NONE);

@@ -91,6 +91,16 @@ class State {
   const char* phase_name() const { return kPhaseNames[phase_]; }
   const std::vector<int>& legal_actions();
   bool apply_action(int a);
+  // apply_unchecked: a move the caller knows is legal (search rollouts), applied without listing the legal ones
+  void apply_unchecked(int a) {
+    if (phase_ == PHASE_BID) apply_bid(a);
+    else apply_builder_move(a);
+    legal_valid_ = false;
+  }
+  // redeal(unseen, rng): this round start (bidding not begun) dealt again from the n cards `unseen` (the last
+  // ones the display, the rest the deck, top last), rng for the reshuffle; false unless a round start with
+  // exactly the deck's and display's number of cards
+  bool redeal(const uint8_t* unseen, int n, const ftcore::Pcg64& rng);
   void scores(int* out) const;
   void observe(int seat, float* out) const;  // == observation.encode (ft::encode, observation.hpp)
   State public_view(int seat) const;
