@@ -187,6 +187,10 @@ inline uint64_t integers_below64(Pcg64& rng, uint64_t n) {
   return static_cast<uint64_t>(m >> 64);
 }
 
+// numpy's Generator.random(): (next64 >> 11) * 2**-53, which leaves the buffered 32-bit draw untouched (how
+// Campanile's search draws the uniform numbers that drive a determinisation's rollouts, random(128))
+inline double random_double(Pcg64& rng) { return static_cast<double>(rng.next64() >> 11) * (1.0 / 9007199254740992.0); }
+
 // numpy's Generator.integers(n) for 2 <= n < 2**32 (Lemire's method on the buffered 32-bit draws): how the
 // rule-based agents draw a tie (core.agent.best_after), so the native agents leave a generator as numpy does
 inline uint64_t integers_below(Pcg64& rng, uint32_t n) {

@@ -29,6 +29,12 @@ random misjudge every position near the end and made the search no better than t
 ``margin_weight`` times the score margin over 20; a rollout cut short is scored by the heuristic's
 evaluation (:class:`~.heuristic.Evaluator`), a logistic of its soft score margin.
 
+**Native**: where the native core is active the whole decision after a planned bet (the ranking, the
+determinisations, the rollouts, the rewards and the halving) runs in C++ (:func:`.native.mcts_search`,
+``native/mcts.cpp`` and ``native/search_hooks.cpp``, the GIL released): the same candidates, draws and
+rewards in the same floating-point order, so the same move, ``last_values`` and generator as this Python
+code, which stays the reference (``FIVE_TOWERS_ENGINE=python``, or ``native`` set to False).
+
 Same seed and same observations give the same moves: all randomness comes from the agent's generator.
 """
 from __future__ import annotations
@@ -39,6 +45,7 @@ import numpy as np
 
 from five_towers_env.core.agent import legal_actions
 from five_towers_env.core.search import Budget, Halving, flat_search
+from five_towers_env.games.campanile.agents import native
 from five_towers_env.games.campanile.agents.heuristic import Evaluator, HeuristicAgent, scored_actions, scored_turns
 from five_towers_env.games.campanile.agents.search_hooks import CampanileSearch, rollout_action
 from five_towers_env.games.campanile.state import CampanileState, Phase
@@ -94,6 +101,7 @@ class MCTSAgent:
         self.evaluator_weights = (float(spread), float(contest), float(chip_cost))
         self._plan: tuple[tuple, int] | None = None  # (bet-phase key, bet) chosen with the play
         self.last_values: dict[tuple[int, ...], float] = {}  # mean reward per candidate of the last search
+        self.native = True  # decide in C++ where the native core is active (False: always in Python)
 
     def act(self, observation: dict[str, np.ndarray] | None, info: dict[str, Any]) -> int:
         """Search from ``info["view"]`` (never the true state) and return a legal action id."""
@@ -107,10 +115,24 @@ class MCTSAgent:
             plan, self._plan = self._plan, None
             if plan is not None and plan[0] == _bet_key(view) and plan[1] in legal:
                 return int(plan[1])
+        best = native.mcts_search(self, view, seat, legal) if self.native else None  # (sets last_values)
+        if best is None:  # the Python reference
+            best = self._decide(view, seat, legal)
+        if len(best) == 2:  # remember the bet for the bet phase of this very turn
+            after = view.clone()
+            after.apply_action(best[0])
+            self._plan = (_bet_key(after), best[1])
+        return int(best[0])
+
+    def _decide(self, view: CampanileState, seat: int, legal: list[int]) -> tuple[int, ...]:
+        """The move of :meth:`act` after the planned bet, in Python: the heuristic's best candidates, searched."""
+        moves: list[tuple[int, ...]]
+        values: dict[tuple[int, ...], float]
+        if view.phase == _BET:
             ranked = sorted(scored_actions(view, seat, [int(a) for a in legal], self.heuristic),
                             key=lambda va: (-va[0], va[1]))
-            moves: list[tuple[int, ...]] = [(a,) for _, a in ranked]
-            values: dict[tuple[int, ...], float] = {(a,): v for v, a in ranked}
+            moves = [(a,) for _, a in ranked]
+            values = {(a,): v for v, a in ranked}
         else:
             turns = sorted(scored_turns(view, seat, self.heuristic), key=lambda v: (-v[0], v[1], v[2]))
             moves = [(p, b) for _, p, b in turns if p in legal]
@@ -119,12 +141,7 @@ class MCTSAgent:
             moves = moves[:self.candidates]
         if min(len(p) for p in view.piles) > self.search_from:  # far from the end: the heuristic's choice
             moves = moves[:1]
-        best = moves[0] if len(moves) == 1 else self.search(view, seat, moves, values)
-        if len(best) == 2:  # remember the bet for the bet phase of this very turn
-            after = view.clone()
-            after.apply_action(best[0])
-            self._plan = (_bet_key(after), best[1])
-        return int(best[0])
+        return moves[0] if len(moves) == 1 else self.search(view, seat, moves, values)
 
     def search(self, view: CampanileState, seat: int, moves: list[tuple[int, ...]],
                values: dict[tuple[int, ...], float] | None = None) -> tuple[int, ...]:

@@ -1,14 +1,17 @@
-"""The greedy and heuristic agents' decisions in C++ (``native/agents.cpp``), for :class:`GreedyAgent` and
-:class:`HeuristicAgent`.
+"""The greedy, heuristic and mcts agents' decisions in C++ (``native/agents.cpp``, ``native/mcts.cpp``), for
+:class:`GreedyAgent`, :class:`HeuristicAgent` and :class:`~.mcts.MCTSAgent`.
 
 Where the native core is active (``SPEC.backend() == "native"``) the two agents decide in C++, on the compiled
 state of a native view or on the view converted (:func:`core_of`); the port makes the same moves and the same
 random draws as the Python code for every seed and position (tests/games/campanile/test_native_agents.py).
 The Python code stays the reference: it decides under ``FIVE_TOWERS_ENGINE=python``, for an agent whose
 ``native`` attribute is False, and wherever the native call cannot be made (each function here then answers
-None). The compiled module also offers batched calls, the GIL released: ``greedy_actions(states, rng_words)``
-and ``heuristic_actions(states, **weights)`` for the player on move in each native state; :func:`greedy_group`
-and :func:`heuristic_group` play them for the agents' ``act_group`` (the Gymnasium vector environment's games,
+None). :func:`mcts_search` makes :class:`~.mcts.MCTSAgent`'s whole decision in C++ (``native/mcts.cpp``,
+``native/search_hooks.cpp``: the same candidates, determinisations, rollouts and rewards, so the same move,
+values and generator; tests/games/campanile/test_campanile_native_search.py). The compiled module also
+offers batched calls, the GIL released: ``greedy_actions(states, rng_words)`` and
+``heuristic_actions(states, **weights)`` for the player on move in each native state; :func:`greedy_group` and
+:func:`heuristic_group` play them for the agents' ``act_group`` (the Gymnasium vector environment's games,
 every decision of a round in one call, on the games' compiled public views).
 """
 from __future__ import annotations
@@ -86,6 +89,32 @@ def heuristic_action(view: Any, seat: int, legal: Sequence[int], agent: Any) -> 
         return None
 
 
+def mcts_search(agent: Any, view: Any, seat: int, legal: Sequence[int]) -> tuple[int, ...] | None:
+    """:class:`~.mcts.MCTSAgent`'s move after its planned bet, in C++ (the GIL released): the move it searches
+    out (a play and its bet, or a bet) with ``agent.last_values`` set and ``agent.rng`` advanced as the Python
+    code sets and advances them; None where the Python code decides (see :func:`core_of`, or an agent whose
+    generator is not numpy's default)."""
+    core = core_of(view)
+    if core is None:
+        return None
+    h = agent.heuristic
+    spread, contest, chip_cost = agent.evaluator_weights
+    try:
+        words = words_of_generator(agent.rng)
+        best, moves, means, after = _native().mcts_decide(
+            core, seat, list(legal), words, simulations=agent.simulations, candidates=agent.candidates,
+            rollout_turns=agent.rollout_turns, bet_rate=agent.bet_rate, lead_rate=agent.lead_rate,
+            temperature=agent.temperature, margin_weight=agent.margin_weight, prior=agent.prior,
+            search_from=agent.search_from, eval_spread=spread, eval_contest=contest, eval_chip_cost=chip_cost,
+            spread=h.spread, contest=h.contest, chip_cost=h.chip_cost, card_weight=h.card_weight,
+            end_weight=h.end_weight, danger=bool(h.danger))
+    except _REFUSED:
+        return None
+    set_generator_words(agent.rng, after)
+    agent.last_values = {tuple(m): float(v) for m, v in zip(moves, means, strict=True) if v is not None}
+    return tuple(best)
+
+
 def greedy_group(agents: Sequence[Any], games: WaitingGames, rows: Sequence[int]) -> np.ndarray | None:
     """:class:`GreedyAgent`'s ``act_group``: ``agents[j]``'s choice in game ``rows[j]``, all in one compiled call
     (``greedy_actions``) on the games' public views, each tie drawn from the agent's own generator, which is
@@ -131,4 +160,4 @@ def _native() -> Any:
     return importlib.import_module("five_towers_env.games.campanile._native")
 
 
-__all__ = ["core_of", "greedy_action", "greedy_group", "heuristic_action", "heuristic_group"]
+__all__ = ["core_of", "mcts_search", "greedy_action", "greedy_group", "heuristic_action", "heuristic_group"]

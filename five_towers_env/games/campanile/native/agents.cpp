@@ -12,6 +12,25 @@
 
 namespace cp {
 
+// heuristic.turns_left
+double turns_left(const int* sizes) {
+  int smallest = sizes[0];
+  for (int i = 1; i < kNumPiles; ++i)
+    if (sizes[i] < smallest) smallest = sizes[i];
+  return smallest == 0 ? 0.0 : 2.0 * smallest - 1.0;
+}
+
+// heuristic.final_reward
+double final_reward(const int* scores, int n, int seat) {
+  int best = scores[0];
+  for (int p = 1; p < n; ++p)
+    if (scores[p] > best) best = scores[p];
+  if (scores[seat] != best) return 0.0;
+  int ways = 0;
+  for (int p = 0; p < n; ++p) ways += scores[p] == best;
+  return 1.0 / ways;
+}
+
 namespace {
 
 constexpr double kFlagHigh[5] = {8.0, 6.0, 4.0, 2.0, 0.0};  // FLAG_HIGH: SPEC C4 by rank
@@ -27,14 +46,6 @@ T max_other(const T* v, int n, int seat) {
   for (int p = p0 + 1; p < n; ++p)
     if (p != seat && v[p] > best) best = v[p];
   return best;
-}
-
-// heuristic.turns_left
-double turns_left(const int* sizes) {
-  int smallest = sizes[0];
-  for (int i = 1; i < kNumPiles; ++i)
-    if (sizes[i] < smallest) smallest = sizes[i];
-  return smallest == 0 ? 0.0 : 2.0 * smallest - 1.0;
 }
 
 // min(1.0, left / 25.0): the share of a game still to play
@@ -74,17 +85,6 @@ void soft_flags(const int* heights, double sigma, double* high, double* low) {
     high[t] = kFlagHigh[i] + (kFlagHigh[i + 1] - kFlagHigh[i]) * f;
     low[t] = kFlagLow[i] + (kFlagLow[i + 1] - kFlagLow[i]) * f;
   }
-}
-
-// heuristic.final_reward
-double final_reward(const int* scores, int n, int seat) {
-  int best = scores[0];
-  for (int p = 1; p < n; ++p)
-    if (scores[p] > best) best = scores[p];
-  if (scores[seat] != best) return 0.0;
-  int ways = 0;
-  for (int p = 0; p < n; ++p) ways += scores[p] == best;
-  return 1.0 / ways;
 }
 
 // rules.backers as the heuristic reads it: the lead and the second backer (-1: none) with their stakes
@@ -136,14 +136,8 @@ class Heuristic {
       return;
     }
     // play phase: every play, its best bet, the card drawn and the card given up
-    bool styles[kNumTowers] = {false, false, false, false, false};
-    bool any = false;
-    for (int i = 0; i < s_.hand_size[seat_]; ++i) styles[s_.hands[seat_][i]] = any = true;
-    for (int e = 0; e < kNumPiles; ++e)
-      if (s_.face_up(e) >= 0) styles[s_.face_up(e)] = any = true;
-    const bool use_cards = p_.card_weight != 0.0 && any;  // `if cards:`
     double cards[kNumTowers] = {0.0, 0.0, 0.0, 0.0, 0.0};  // cards.get(c, 0.0)
-    if (use_cards) card_values(styles, cards);
+    const bool use_cards = held_cards(cards);
     for (int i = 0; i < count; ++i) {
       const int a = legal[i];
       const int t = (a - kPlay) / 3, k = (a - kPlay) % 3 + 1;
@@ -161,12 +155,61 @@ class Heuristic {
     }
   }
 
+  // scored_turns: every legal play (view.legal_actions()) with every bet _bet_options allows after it
+  int turns(ScoredTurn* out) const {
+    double cards[kNumTowers] = {0.0, 0.0, 0.0, 0.0, 0.0};
+    const bool use_cards = held_cards(cards);
+    int legal[32];
+    const int count = s_.compute_legal(legal);
+    int c = 0;
+    for (int i = 0; i < count; ++i) {
+      const int a = legal[i];
+      const int t = (a - kPlay) / 3, k = (a - kPlay) % 3 + 1;
+      int heights[kNumTowers];
+      for (int x = 0; x < kNumTowers; ++x) heights[x] = s_.heights[x];
+      heights[t] += k;
+      Option options[1 + kNumTowers * 3];
+      const int nopt = bet_options(k, t, options);
+      double every[1 + kNumTowers * 3];
+      turn_value(heights, k, options, nopt, every);
+      double extra = 0.0;  // `... if cards else 0.0`, added to every value as the Python code adds it
+      if (use_cards) {
+        const int drawn = s_.face_up(k - 1);
+        extra = p_.card_weight * ((drawn >= 0 ? cards[drawn] : 0.0) - cards[t]);
+      }
+      for (int j = 0; j < nopt && c < kMaxTurns; ++j)
+        out[c++] = ScoredTurn{every[j] + extra, a,
+                              options[j].value == 0 ? kNoBet : bet_action(options[j].value, options[j].tower)};
+    }
+    return c;
+  }
+
+  // Evaluator.margin(Evaluator.soft_points(s.heights, s.bets, left_turns, left_share))
+  double soft_margin(double left_turns, double left_share) const {
+    double pts[kMaxPlayers];
+    soft_points(s_.heights, left_turns, left_share, pts);
+    return margin(pts);
+  }
+
  private:
   const State& s_;
   const int seat_, n_;
   const HeuristicParams p_;
   Backers ranked_[kNumTowers];
   int unseen_[kNumTowers];
+
+  // _card_values of the styles in the seat's hand and face up (`cards`, into out), unless card_weight is 0:
+  // whether there are any (`if cards:`)
+  bool held_cards(double* out) const {
+    bool styles[kNumTowers] = {false, false, false, false, false};
+    bool any = false;
+    for (int i = 0; i < s_.hand_size[seat_]; ++i) styles[s_.hands[seat_][i]] = any = true;
+    for (int e = 0; e < kNumPiles; ++e)
+      if (s_.face_up(e) >= 0) styles[s_.face_up(e)] = any = true;
+    const bool use_cards = p_.card_weight != 0.0 && any;
+    if (use_cards) card_values(styles, out);
+    return use_cards;
+  }
 
   double margin(const double* pts) const { return pts[seat_] - max_other(pts, n_, seat_); }
   int margin(const int* scores) const { return scores[seat_] - max_other(scores, n_, seat_); }
@@ -233,8 +276,9 @@ class Heuristic {
     return c;
   }
 
-  // _turn_value: the best value over `options` of a turn whose play left `heights`
-  double turn_value(const int* heights, int storeys, const Option* options, int nopt) const {
+  // _turn_value: the best value over `options` of a turn whose play left `heights`; `every`, if given,
+  // receives each option's value
+  double turn_value(const int* heights, int storeys, const Option* options, int nopt, double* every = nullptr) const {
     int sizes[kNumPiles];
     for (int e = 0; e < kNumPiles; ++e) sizes[e] = s_.pile_len[e];
     sizes[storeys - 1] -= 1;
@@ -242,6 +286,7 @@ class Heuristic {
     if (sizes[storeys - 1] == 0) {  // C3.3: this draw ends the game: score every bet exactly
       for (int i = 0; i < nopt; ++i) {
         const double val = final_value(heights, options[i]);
+        if (every) every[i] = val;
         if (val > best) best = val;
       }
       return best;
@@ -272,6 +317,7 @@ class Heuristic {
       }
       double val = margin(pts) - p_.chip_cost * o.value * share;
       if (threat) val = threat_value(heights, o, sizes, storeys, val);
+      if (every) every[i] = val;
       if (val > best) best = val;
     }
     return best;
@@ -374,6 +420,14 @@ int greedy_action(const State& s, int seat, const int* legal, int count, ftcore:
 
 void heuristic_values(const State& s, int seat, const int* legal, int count, const HeuristicParams& p, double* out) {
   Heuristic(s, seat, p).values(legal, count, out);
+}
+
+int scored_turns(const State& s, int seat, const HeuristicParams& p, ScoredTurn* out) {
+  return Heuristic(s, seat, p).turns(out);
+}
+
+double soft_margin(const State& s, int seat, const HeuristicParams& p, double left_turns, double left_share) {
+  return Heuristic(s, seat, p).soft_margin(left_turns, left_share);
 }
 
 int heuristic_action(const State& s, int seat, const int* legal, int count, const HeuristicParams& p) {

@@ -28,4 +28,20 @@ void heuristic_values(const State& s, int seat, const int* legal, int count, con
 // heuristic.py, HeuristicAgent.act: the best value, the first id in `legal` on ties (within 1e-9)
 int heuristic_action(const State& s, int seat, const int* legal, int count, const HeuristicParams& p);
 
+// heuristic.py, scored_turns: (value, play, bet) of every whole turn of a play-phase state for `seat`, in its
+// order (each legal play by id, then its bets as _bet_options lists them, no bet first), into out; returns the
+// count. What the search (mcts.cpp) ranks its candidate turns by.
+struct ScoredTurn {
+  double value;
+  int play, bet;
+};
+constexpr int kMaxTurns = 9 * 16;  // 9 plays (3 styles x 3 storeys) x (no bet + 5 towers x 3 chips)
+int scored_turns(const State& s, int seat, const HeuristicParams& p, ScoredTurn* out);
+
+// The parts of heuristic.py's Evaluator the search scores a rollout with (search_hooks.cpp, evaluate)
+double turns_left(const int* sizes);                      // turns_left of the three pile sizes
+double final_reward(const int* scores, int n, int seat);  // final_reward
+// Evaluator(seat, ...).margin(Evaluator.soft_points(s.heights, s.bets, left_turns, left_share))
+double soft_margin(const State& s, int seat, const HeuristicParams& p, double left_turns, double left_share);
+
 }  // namespace cp

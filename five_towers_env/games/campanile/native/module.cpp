@@ -1,9 +1,12 @@
 // five_towers_env.games.campanile._native: the C++ Campanile engine (State), its vector env, and the
-// fields / from_fields round trip native_state.py builds the Python CampanileState from.
+// fields / from_fields round trip native_state.py builds the Python CampanileState from; the rule-based agents
+// (agents.hpp) and the Monte Carlo search agent's decision (mcts.hpp, search_hooks.hpp).
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <chrono>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -11,7 +14,10 @@
 
 #include "agents.hpp"
 #include "bind_common.hpp"
+#include "mcts.hpp"
 #include "observation.hpp"
+#include "py_sum.hpp"
+#include "search_hooks.hpp"
 #include "state.hpp"
 
 namespace py = pybind11;
@@ -341,6 +347,80 @@ void bind_agents(py::module_& m) {
      "heuristic_action for the player on move in each state and its legal actions, the GIL released.");
 }
 
+py::tuple move_tuple(const cp::search::Move& mv) {
+  py::tuple t(mv.n);
+  for (int k = 0; k < mv.n; ++k) t[k] = py::int_(mv.a[k]);
+  return t;
+}
+
+void bind_search(py::module_& m) {
+  m.def("rollout_action", [](const State& s, double u, double bet_rate, double lead_rate) {
+    if (s.is_terminal()) throw py::value_error("the game is over: no move to choose");
+    if (!(u >= 0.0 && u < 1.0)) throw py::value_error("u must be in [0, 1)");
+    return cp::search::rollout_action(s, u, bet_rate, lead_rate);
+  }, py::arg("state"), py::arg("u"), py::arg("bet_rate"), py::arg("lead_rate") = 0.0,
+     "search_hooks.rollout_action: the default policy's action in state for a uniform number u in [0, 1).");
+  m.def("scored_turns", [](const State& s, int seat, double spread, double contest, double chip_cost,
+                           double card_weight, double end_weight, bool danger) {
+    ftcore::check_seat(s, seat);
+    if (s.is_terminal() || s.phase() != cp::kPhasePlay) throw py::value_error("scored_turns needs a play phase");
+    const cp::HeuristicParams p = heuristic_params(spread, contest, chip_cost, card_weight, end_weight, danger);
+    cp::ScoredTurn turns[cp::kMaxTurns];
+    const int count = cp::scored_turns(s, seat, p, turns);
+    py::list out;
+    for (int i = 0; i < count; ++i) out.append(py::make_tuple(turns[i].value, turns[i].play, turns[i].bet));
+    return out;
+  }, py::arg("state"), py::arg("seat"), py::arg("spread") = 1.0, py::arg("contest") = 0.6,
+     py::arg("chip_cost") = 0.35, py::arg("card_weight") = 0.3, py::arg("end_weight") = 20.0, py::arg("danger") = true,
+     "heuristic.scored_turns: (value, play, bet) of every whole turn of a play-phase state.");
+  m.def("mcts_decide", [](const State& view, int seat, const std::vector<int>& legal,
+                          const std::array<uint64_t, 6>& rng_words, int simulations, int candidates,
+                          std::optional<int> rollout_turns, double bet_rate, double lead_rate, double temperature,
+                          double margin_weight, double prior, int search_from, double eval_spread,
+                          double eval_contest, double eval_chip_cost, double spread, double contest, double chip_cost,
+                          double card_weight, double end_weight, bool danger) {
+    check_choices(view, seat, legal);
+    if (view.is_terminal()) throw py::value_error("the game is over: no move to search");
+    if (seat != view.current_player()) throw py::value_error("the searcher must be the player on move");
+    if (simulations < 1) throw py::value_error("simulations must be at least 1");
+    if (temperature == 0.0) throw py::value_error("temperature must not be 0");  // (the Python code divides by it)
+    cp::mcts::Settings st;
+    st.simulations = simulations;
+    st.candidates = candidates;
+    st.prior = prior;
+    st.search_from = search_from;
+    st.heuristic = heuristic_params(spread, contest, chip_cost, card_weight, end_weight, danger);
+    st.hooks.cut = rollout_turns.has_value();
+    st.hooks.rollout_turns = rollout_turns ? *rollout_turns : 0;
+    st.hooks.bet_rate = bet_rate;
+    st.hooks.lead_rate = lead_rate;
+    st.hooks.temperature = temperature;
+    st.hooks.margin_weight = margin_weight;
+    st.hooks.eval = heuristic_params(eval_spread, eval_contest, eval_chip_cost, 0.3, 0.0, true);
+    ftcore::Pcg64 rng = ftcore::Pcg64::from_words(rng_words);
+    cp::mcts::Decision d;
+    {
+      py::gil_scoped_release release;
+      d = cp::mcts::decide(view, seat, legal.data(), static_cast<int>(legal.size()), rng, st);
+    }
+    if (d.best.n == 0) throw py::value_error("no candidate to search");
+    py::list moves, means;
+    if (d.searched)  // (without a search the Python code leaves last_values empty)
+      for (const cp::search::Move& mv : d.moves) moves.append(move_tuple(mv));
+    for (const std::optional<double>& v : d.means) means.append(v ? py::object(py::float_(*v)) : py::object(py::none()));
+    return py::make_tuple(move_tuple(d.best), moves, means, rng.words());
+  }, py::arg("view"), py::arg("seat"), py::arg("legal"), py::arg("rng_words"), py::arg("simulations") = 400,
+     py::arg("candidates") = 3, py::arg("rollout_turns") = py::none(), py::arg("bet_rate") = 0.5,
+     py::arg("lead_rate") = 0.0, py::arg("temperature") = 4.0, py::arg("margin_weight") = 0.1, py::arg("prior") = 0.0,
+     py::arg("search_from") = 5, py::arg("eval_spread") = 1.0, py::arg("eval_contest") = 0.6,
+     py::arg("eval_chip_cost") = 0.35, py::arg("spread") = 1.0, py::arg("contest") = 0.6, py::arg("chip_cost") = 0.35,
+     py::arg("card_weight") = 0.3, py::arg("end_weight") = 20.0, py::arg("danger") = true,
+     "MCTSAgent.act after its planned bet, from a public view, for seat among the ids legal, with the agent's\n"
+     "generator rng_words (its settings as keywords; eval_*: the rollouts' Evaluator weights, the rest the ranking\n"
+     "heuristic's): (the move chosen, the candidates searched and each one's mean reward (None where never\n"
+     "sampled; both empty without a search), the generator's words after).");
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_native, m) {
@@ -371,4 +451,7 @@ PYBIND11_MODULE(_native, m) {
   }, py::arg("num_players"), py::arg("variant"), py::arg("bet_chip"), py::arg("games"), py::arg("seed") = 0,
      py::arg("observe") = false, "Random games timed in C++: (decisions, seconds).");
   bind_agents(m);
+  bind_search(m);
+  // Python's sum() of floats, which the search's Python code uses, is compensated from 3.12 on
+  ftcore::set_compensated_sum(PY_VERSION_HEX >= 0x030C0000);
 }
