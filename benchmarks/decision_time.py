@@ -15,7 +15,7 @@ engine (so a native agent converts each public view first, as it does for a user
         --json runs/decision_time.json
     python benchmarks/decision_time.py --game campanile --agents mcts guided:simulations=256 --games 6
     python benchmarks/decision_time.py --agents mcts:simulations=400 --engines python native \\
-        --json results/decision_time/five_towers_2p.json
+        --json results/decision_time/five_towers_2p/five_towers_2p.json
 """
 from __future__ import annotations
 

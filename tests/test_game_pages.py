@@ -56,6 +56,8 @@ def test_page_covers_the_game(pages, name):
         assert section in text
     assert f"`Discrete({spec.num_actions})`" in text and f"**{spec.observation_size}**" in text
     assert spec.pettingzoo_id in text and "the first version" in text
+    # how a game plays, in a paragraph under the picture and above the facts table
+    assert text.find("![") < text.index("**How a game plays.**") < text.index("| fact | value |")
     for agent in agents_of(spec):
         assert f"| `{agent}` |" in text
     # the action table's rows cover every id once, in order

@@ -116,6 +116,18 @@ def test_an_agent_whose_file_changed_is_played_again(tmp_path, monkeypatch):
     assert len(played) == 2 * 4  # its games against random and greedy, not random-greedy's
 
 
+def test_plan_seats_an_agent_only_at_its_player_counts():
+    plan = LadderPlan(seed=3, agents=("random", "greedy", "mcts:simulations=8"), games={2: 8, 3: 6},
+                      players={"mcts:simulations=8": (2,)})
+    assert plan.panel(2) == ("random", "greedy", "mcts:simulations=8")
+    assert plan.panel(3) == ("random", "greedy")
+    assert LadderPlan.from_dict(plan.to_dict()) == plan
+    with pytest.raises(ValueError, match="not among its agents"):
+        LadderPlan(seed=3, agents=("random",), games={2: 8}, players={"greedy": (2,)})
+    with pytest.raises(ValueError, match="anchor"):
+        LadderPlan(seed=3, agents=("random", "greedy"), games={2: 8}, players={"random": (2,)})
+
+
 def test_plans_name_agents_of_their_game():
     for game in GAMES.values():
         if not game.ladder:

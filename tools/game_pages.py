@@ -1,12 +1,13 @@
 """Write the documentation site's page of each built-in game, in the PettingZoo style, from the code.
 
-One page per game, ``docs/games/<name>.md``: the facts table (from the game's ``GameSpec`` and its
+One page per game, ``docs/games/<name>.md``: its picture (the game's own SVG renderer), how a game plays (a
+paragraph from its rules page, ``HOW_IT_PLAYS`` below), the facts table (from the game's ``GameSpec`` and its
 environment's spaces), the environment's arguments (``raw_env``'s signature and docstring), the action
 table (the game's action codec), the observation table (the game's ``layout_table()``), the rewards
 (``raw_env``'s docstring), the agents (``agents_of(game)`` of the agent registry, one line each from the
 classes' docstrings),
 links to the rules pages (the ``docs/*.md`` files the game's package docstring names) and the version
-history. Nothing on a page is typed by hand, so a change to the code changes the page:
+history. Nothing else on a page is typed by hand, so a change to the code changes the page:
 ``tests/test_game_pages.py`` fails until the pages are written again.
 
     python tools/game_pages.py            # write docs/games/<name>.md (whole files)
@@ -40,6 +41,34 @@ SCRIPT = "tools/game_pages.py"
 #: what changed in each version of a game's environment after the first, (game, version) -> text; a new
 #: version (the ``-v<k>`` of its ids) without its line here stops the script
 VERSION_NOTES: dict[tuple[str, int], str] = {}
+
+#: each game's "How a game plays" paragraph, under its picture: the game in a few sentences, written from its
+#: rules page (docs/rules.md, docs/campanile.md), which the page links after it; a built-in game without one
+#: stops the script
+HOW_IT_PLAYS: dict[str, str] = {
+    "five_towers": (
+        "Each player builds up to five towers of their own, one per card type (`candy`, `scary`, `tree`, "
+        "`scrap`, `sand`), from cards worth 0 to 15. Every round five cards are laid out face up and the "
+        "players bid, in turn, how many of them they will take; only the highest bidder takes cards, may tear "
+        "down the top card of one tower, and must build every card taken. A card goes only on a higher one, "
+        "except that an 8 accepts anything and a 9 goes on anything; a 0 crowns a tower, closes it and doubles "
+        "its cards' worth. The environment offers only the actions after which the round can still be "
+        "finished. When the deck runs out for the second time the game ends: each card in a tower scores 1 "
+        "(2 under a 0), the tallest tower scores its height once more, the torn-down cards cost 1 + 2 + ... "
+        "points, and the highest total wins. The variant `great_powers` gives each card type a power."
+    ),
+    "campanile": (
+        "All players build on the same five towers, `A` to `E`, and bet on which will be tallest when the game "
+        "stops. Each player holds 3 cards. On a turn they play one card on its tower and raise that tower by "
+        "1, 2 or 3 storeys; may slide one of their nine power chips (worth 1, 2 or 3) under a tower, the chip "
+        "worth at least the storeys just built (variant `pile`, the default: under a tower that a face-up pile "
+        "card shows; variant `played`: under the tower just built on); and then draw, without a decision, the "
+        "face-up card of pile 1, 2 or 3, the one numbered by the storeys built. The game stops as soon as a "
+        "draw empties its pile. The four tallest towers carry flags worth 8/4, 6/3, 4/2 and 2/1: under each, "
+        "the largest stake of chips scores the first number and the second largest the second, and the "
+        "highest total wins. The hands and the piles below their face-up cards are hidden; the rest is public."
+    ),
+}
 
 
 # -- text from docstrings ------------------------------------------------------------------------
@@ -229,8 +258,7 @@ def action_rows(spec: GameSpec) -> list[str]:
 
 def api_entries() -> dict[str, str]:
     """Each object the API reference documents by name (``::: five_towers_env.agents.policy.PolicyAgent``
-    on a page of ``docs/api/``, or ``::: agents.heuristic.HeuristicAgent`` read from a game's folder) ->
-    its page and anchor, relative to ``docs/``."""
+    on a page of ``docs/api/``) -> its page and anchor, relative to ``docs/``."""
     entries = {}
     for page in sorted((DOCS / "api").glob("*.md")):
         for name in re.findall(r"^::: ([\w.]+)", page.read_text(), flags=re.M):
@@ -240,11 +268,10 @@ def api_entries() -> dict[str, str]:
 
 def api_link(full: str) -> str | None:
     """The API reference's entry of the object named ``full`` (a module's path and its name), relative to
-    ``docs/``; the 5 Towers agents are documented from their folder (``agents.heuristic.HeuristicAgent``)."""
+    ``docs/``."""
     entries = api_entries()
-    for name, where in entries.items():
-        if full == name or (name.startswith("agents.") and full == f"five_towers_env.games.five_towers.{name}"):
-            return where
+    if full in entries:
+        return entries[full]
     module = full.rsplit(".", 1)[0]  # a class documented with its module, as one of the module's names
     return f"{entries[module]}.{full.rsplit('.', 1)[1]}" if module in entries else None
 
@@ -364,6 +391,14 @@ def episode_rows(spec: GameSpec) -> list[str]:
     ]
 
 
+def how_it_plays(spec: GameSpec) -> str:
+    """The "How a game plays" paragraph: ``HOW_IT_PLAYS`` and a link to the game's rules page."""
+    if spec.name not in HOW_IT_PLAYS:
+        raise SystemExit(f"{SCRIPT}: write {spec.name}'s \"How a game plays\" paragraph in HOW_IT_PLAYS")
+    rules = rules_links(spec)[2]
+    return f"**How a game plays.** {HOW_IT_PLAYS[spec.name]} The rules in full: {rules[2:]}."
+
+
 def game_page(name: str) -> str:
     """The Markdown of ``docs/games/<name>.md``."""
     spec = get_game(name)
@@ -382,6 +417,7 @@ def game_page(name: str) -> str:
                 f"*{PICTURE_PLAYERS} players halfway through a game, drawn by `{spec.module}.svg.render_svg` "
                 f"(what a spectator sees; `render_mode=\"rgb_array\"` gives the table as an image array)."
                 f"*", ""] if picture(name) is not None else []),
+             how_it_plays(spec), "",
              "| fact | value |", "|---|---|", *(f"| {what} | {value} |" for what, value in facts(spec, raw)), "",
              "```python",
              f"from {spec.module.rsplit('.', 1)[0]} import {env_short}", "",

@@ -19,12 +19,28 @@ or ``../README.md``, so that they work when the folder is browsed on GitHub. The
 
 A link that leaves the repository, or names a file that does not exist, is left as it is, so MkDocs
 still reports it. Links inside code spans and code blocks are not links and are never touched.
+
+Hyphenated words in inline code (``five-towers``) are kept on one line (``on_page_content``).
+
+A Markdown file of the repository that the ``nav`` of mkdocs.yml names as ``repo/<its path>``
+(``Changelog: repo/CHANGELOG.md``) is rendered the same way, and is in the navigation.
+
+The 404 page: MkDocs gives it absolute links (``/api/``) made from ``site_url``, or from ``/`` without
+one, which are wrong wherever the site is served below the server's root (``https://<owner>.github.io/
+five_towers_env/``). Without ``site_url`` the hook makes its links relative and puts a small script first
+in its head that finds the site's root (a folder of the address where the server has ``404.html``) and
+sets it as the page's ``<base>``; the page's styles and scripts are written after it. The page's look,
+navigation and search then work at any address of the site (checked in headless Chromium below
+``/five_towers_env/`` and ``/org/projects/ft/``, at depths 1 to 3). Without JavaScript its links and
+styles are right one level below the site's root.
 """
 from __future__ import annotations
 
+import json
 import logging
 import posixpath
 import re
+from html import unescape
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree as etree
@@ -37,7 +53,7 @@ from mkdocs.structure.files import File, Files, InclusionLevel
 MOUNT = "repo"
 log = logging.getLogger("mkdocs.hooks.five_towers_repo_links")
 _LINK = re.compile(r"\]\(\s*<?([^)\s>]+)|\bsrc=[\"']([^\"']+)[\"']")
-_state: dict[str, Any] = {"page": None, "copied": set(), "repo_url": "", "root": None, "docs": None}
+_state: dict[str, Any] = {"page": None, "copied": set(), "repo_url": "", "root": None, "docs": None, "tops": []}
 
 
 def _repo_url(config: Any, root: Path) -> str:
@@ -99,8 +115,26 @@ def _rendered_markdown(rel: str) -> str:
     return re.sub(r"(\]\(\s*<?)([^)\s>]+)", point, (root / rel).read_text())
 
 
+def _nav_uris(entry: Any) -> list[str]:
+    """Every page ``nav`` names (``- Title: page.md``, nested sections), in order."""
+    if isinstance(entry, str):
+        return [entry]
+    if isinstance(entry, dict):
+        return [uri for value in entry.values() for uri in _nav_uris(value)]
+    if isinstance(entry, list):
+        return [uri for item in entry for uri in _nav_uris(item)]
+    return []
+
+
 def on_files(files: Files, config: Any) -> Files:
-    """Copy into the site every file outside docs/ that a page links to; a Markdown file becomes a page."""
+    """Copy into the site every file outside docs/ that a page links to; a Markdown file becomes a page. The
+    repository's Markdown files that ``nav`` names (``repo/CHANGELOG.md``) become pages in the navigation."""
+    for uri in _nav_uris(config.nav or []):
+        source = uri[len(MOUNT) + 1:] if uri.startswith(f"{MOUNT}/") else ""
+        if source.endswith(".md") and source not in _state["copied"] and (_state["root"] / source).is_file():
+            _state["copied"].add(source)
+            files.append(File.generated(config, uri, content=_rendered_markdown(source),
+                                        inclusion=InclusionLevel.INCLUDED))
     for page in list(files.documentation_pages()):
         for groups in _LINK.findall(page.content_string):
             url = groups[0] or groups[1]
@@ -113,6 +147,8 @@ def on_files(files: Files, config: Any) -> Files:
                                             inclusion=InclusionLevel.NOT_IN_NAV))
             else:
                 files.append(File.generated(config, f"{MOUNT}/{rel}", abs_src_path=str(_state["root"] / rel)))
+    # the site's top folders, for the 404 page's script: the first folder of a page's address
+    _state["tops"] = sorted({f.dest_uri.split("/", 1)[0] for f in files if "/" in f.dest_uri})
     return files
 
 
@@ -152,6 +188,91 @@ def _plain(element: etree.Element, rel: str) -> None:
     code.text, code.tail = rel, ")"
 
 
+#: the longest hyphenated word of inline code kept on one line (a longer one may still break: a phone's line
+#: is short)
+WHOLE_WORD = 32
+_PRE = re.compile(r"(<pre\b.*?</pre>)", re.S)
+_INLINE_CODE = re.compile(r"<code>([^<]*)</code>")
+
+
+def _whole_words(match: re.Match) -> str:
+    words = re.split(r"(\S*-\S*)", match.group(1))
+    for i in range(1, len(words), 2):
+        if len(unescape(words[i])) <= WHOLE_WORD:
+            words[i] = f'<span class="whole">{words[i]}</span>'
+    return f"<code>{''.join(words)}</code>"
+
+
+def on_page_content(html: str, page: Any, config: Any, files: Files) -> str:
+    """Hyphenated words in inline code (``five-towers``, ``--agents``) on one line: a browser breaks a line
+    after a hyphen, which splits a command or an option in two. Each becomes a ``<span class="whole">``
+    inside its ``<code>`` (docs/stylesheets/extra.css keeps it whole); code blocks are left as they are."""
+    parts = _PRE.split(html)
+    for i in range(0, len(parts), 2):  # the parts between code blocks
+        parts[i] = _INLINE_CODE.sub(lambda m: _whole_words(m) if "-" in m.group(1) else m.group(0), parts[i])
+    return "".join(parts)
+
+
+#: first in the 404 page's head: find the site's root and make it the page's base, so that the page's relative
+#: links (its styles, scripts and navigation) work at any address. The root is a folder of the address where
+#: the server has 404.html (a HEAD request each, asked synchronously, before anything loads), tried in this
+#: order: the folder before the first of the site's top folders in the address (``/five_towers_env/`` in
+#: ``/five_towers_env/games/typo/``), the first folder (a GitHub project site's), then every folder from the
+#: deepest up. None found, or a file: address: no base, and the links are relative to the address.
+_ROOT_SCRIPT = """<script>(function () {
+  var tops = %s, path = location.pathname, segs = path.split("/").slice(1),
+      dirs = path.replace(/\\/+$/, "").split("/").slice(1, -1), order = [], k, root = null;
+  function at(k) { return "/" + dirs.slice(0, k).map(function (s) { return s + "/"; }).join(""); }
+  for (k = 0; k <= dirs.length; k++) if (tops.indexOf(segs[k]) >= 0) { order.push(k); break; }
+  if (dirs.length && order.indexOf(1) < 0) order.push(1);
+  for (k = dirs.length; k >= 0; k--) if (order.indexOf(k) < 0) order.push(k);
+  for (k = 0; k < order.length && !root && location.protocol !== "file:"; k++) {
+    try {
+      var r = new XMLHttpRequest();
+      r.open("HEAD", at(order[k]) + "404.html", false);
+      r.send();
+      if (r.status === 200) root = at(order[k]);
+    } catch (e) {}
+  }
+  if (root) { var b = document.createElement("base"); b.href = root; document.head.appendChild(b); }
+})();</script>
+"""
+#: after the theme's configuration (``<script id="__config">``): its base and search worker, relative to the
+#: page's base, made absolute, as the theme's scripts resolve them against the address
+_CONFIG_SCRIPT = ("<script>(function (c) { var j = JSON.parse(c.textContent); "
+                  "j.base = new URL(\".\", document.baseURI).href; "
+                  "j.search = new URL(j.search, document.baseURI).href; "
+                  "c.textContent = JSON.stringify(j); })(document.getElementById(\"__config\"));</script>")
+
+
+def on_post_template(output: str, template_name: str, config: Any) -> str:
+    """The 404 page without ``site_url``: relative links, and the script that finds the site's root."""
+    if template_name != "404.html" or config.site_url:
+        return output
+    output = re.sub(r"""(\b(?:href|src)=["'])/(?!/)""", r"\1", output)
+    output = output.replace('"base": "/"', '"base": "."').replace('"search": "/', '"search": "')
+    output = output.replace('new URL("/",location)', 'new URL(".",document.baseURI)')  # the theme's storage scope
+    head = output.find("<link")
+    config_end = output.find("</script>", output.find('id="__config"'))
+    if head < 0 or config_end < 0 or 'id="__config"' not in output:
+        log.warning("404.html: the theme's markup changed: its links stay absolute (set site_url)")
+        return output
+    config_end += len("</script>")
+    output = output[:config_end] + _CONFIG_SCRIPT + output[config_end:]
+    output = output[:head] + _ROOT_SCRIPT % json.dumps(_state["tops"]) + output[head:]
+    # the styles and scripts written by a script, after the base is set: the browser's look-ahead would
+    # fetch them from the address's folder before the base is known
+    return re.sub(r'<link rel="stylesheet" href="[^"]+">|<script src="[^"]+"></script>',
+                  lambda m: _written(m.group(0)), output)
+
+
+def _written(tag: str) -> str:
+    """``tag`` written by a script (``<script>document.write("...")</script>``); a stylesheet also as it is for
+    a browser without JavaScript (``<noscript>``)."""
+    written = "<script>document.write(" + json.dumps(tag).replace("</", "<\\/") + ")</script>"
+    return written + (f"<noscript>{tag}</noscript>" if tag.startswith("<link") else "")
+
+
 class _RepoLinksProcessor(Treeprocessor):
     def run(self, root: etree.Element) -> None:
         page = _state["page"]
@@ -161,7 +282,7 @@ class _RepoLinksProcessor(Treeprocessor):
             key = {"a": "href", "img": "src"}.get(element.tag)
             url = element.get(key) if key else None
             rel = _outside(page, url) if url else None
-            if rel is None:
+            if key is None or url is None or rel is None:
                 continue
             fragment = url[len(url.split("#", 1)[0]):]
             if (element.tag == "img" or rel.endswith(".md")) and rel in _state["copied"]:
@@ -181,4 +302,4 @@ class _RepoLinks(Extension):
         md.treeprocessors.register(_RepoLinksProcessor(md), "five_towers_repo_links", 1)
 
 
-__all__ = ["on_config", "on_files", "on_page_markdown"]
+__all__ = ["on_config", "on_files", "on_page_content", "on_page_markdown", "on_post_template"]

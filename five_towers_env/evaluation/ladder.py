@@ -5,7 +5,11 @@ and one ``<players>p-<variant>.json`` per calibrated setup. The plan names the a
 of them plays, the seed and the bootstrap size:
 
     {"seed": 2026112701, "anchor": "random", "agents": ["random", "greedy", ...],
-     "games": {"2": 400, "3": 120, ...}, "extra": [[["random", "greedy"], 8000], ...], "bootstrap": 400}
+     "games": {"2": 400, "3": 120, ...}, "extra": [[["random", "greedy"], 8000], ...], "bootstrap": 400,
+     "players": {"mcts:simulations=2000": [2]}}
+
+``players`` (optional) seats an agent only in setups with those numbers of players (an agent too slow to
+calibrate in the others, or not needed there); the other agents sit in every setup.
 
 :func:`calibrate` plays every group of ``num_players`` panel agents (a round robin: every pair for two
 players) its games, seat-rotated over paired deals, the groups listed in ``extra`` (all of whose members are
@@ -59,6 +63,16 @@ class LadderPlan:
     extra: tuple[tuple[frozenset[str], int], ...] = ()
     anchor: str = "random"
     bootstrap: int = 400
+    players: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    """The player counts an agent is seated at, for the agents limited to some (the others: every count)."""
+
+    def __post_init__(self) -> None:
+        for agent, counts in self.players.items():
+            if agent not in self.agents or not counts:
+                raise ValueError(f"ladder plan: players names {agent!r}, which is not among its agents or has no "
+                                 "player counts")
+            if agent == self.anchor:
+                raise ValueError(f"ladder plan: the anchor {agent!r} must sit in every setup")
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> LadderPlan:
@@ -66,13 +80,19 @@ class LadderPlan:
         return cls(seed=int(d["seed"]), agents=tuple(d["agents"]),
                    games={int(k): int(v) for k, v in d["games"].items()},
                    extra=tuple((frozenset(names), int(n)) for names, n in d.get("extra", ())),
-                   anchor=d.get("anchor", "random"), bootstrap=int(d.get("bootstrap", 400)))
+                   anchor=d.get("anchor", "random"), bootstrap=int(d.get("bootstrap", 400)),
+                   players={str(k): tuple(int(n) for n in v) for k, v in d.get("players", {}).items()})
 
     def to_dict(self) -> dict[str, Any]:
         """As ``plan.json`` holds it."""
         return {"seed": self.seed, "anchor": self.anchor, "agents": list(self.agents),
                 "games": {str(k): v for k, v in self.games.items()},
-                "extra": [[sorted(names), n] for names, n in self.extra], "bootstrap": self.bootstrap}
+                "extra": [[sorted(names), n] for names, n in self.extra], "bootstrap": self.bootstrap,
+                **({"players": {k: list(v) for k, v in self.players.items()}} if self.players else {})}
+
+    def panel(self, num_players: int) -> tuple[str, ...]:
+        """The agents seated at ``num_players`` (see ``players``)."""
+        return tuple(a for a in self.agents if num_players in self.players.get(a, (num_players,)))
 
     def games_for(self, members: Sequence[str], num_players: int) -> int:
         """The games the group ``members`` plays (a multiple of its seat rotation)."""
@@ -277,7 +297,7 @@ def calibrate(game: str, num_players: int, variant: str, out: str | Path, plan: 
     if seed is not None:
         plan = dataclasses.replace(plan, seed=seed)
     spec.check(num_players, variant)
-    labels = playable_agents(spec, plan.agents, num_players, variant)
+    labels = playable_agents(spec, plan.panel(num_players), num_players, variant)
     if plan.anchor not in labels:
         raise ValueError(f"the plan's anchor {plan.anchor!r} is not among its agents")
     specs = resolve_specs(labels, spec.name)
