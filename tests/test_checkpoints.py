@@ -236,19 +236,27 @@ def test_resuming_a_run_folder_continues_from_its_newest_checkpoint(run_copy, ca
     assert checkpoint_state(run_copy)["timesteps"] == 512  # from step_256, one more rollout
 
 
-def test_a_resumed_run_continues_sb3s_progress_csv(run_copy, capsys):
-    """The earlier leg's rows stay in ``tb/progress.csv`` (SB3's writer truncates the file it opens)."""
+@pytest.mark.parametrize("loop, key", [("sb3", "time/total_timesteps"), ("lean", "time/rollout_s")])
+def test_a_resumed_run_continues_sb3s_progress_csv(tmp_path, capsys, loop, key):
+    """The earlier leg's rows stay in ``tb/progress.csv`` (SB3's writer truncates the file it opens), with
+    either PPO loop (``key``: a column the loop writes once per rollout)."""
     import csv
 
-    progress = run_copy / "tb" / "progress.csv"
+    from five_towers_env.training.ppo.trainer import PPOTrainer
+
+    cfg = load_config(SMOKE, {**TINY, "ppo.loop": loop, "out_dir": str(tmp_path)})
+    PPOTrainer(cfg, progress=False).run()
+    progress = cfg.run_dir / "tb" / "progress.csv"
     before = progress.read_text()
-    code, _, err = run_cli(capsys, "train", "--resume", run_copy / "checkpoints" / "step_256.zip", "--no-progress")
+    code, _, err = run_cli(capsys, "train", "--resume", cfg.run_dir / "checkpoints" / "step_256.zip", "--no-progress")
     assert code == 0, err
     after = progress.read_text()
     assert after.startswith(before) and len(after) > len(before)
     with open(progress, newline="") as f:
-        steps = [int(float(row["time/total_timesteps"])) for row in csv.DictReader(f) if row["time/total_timesteps"]]
-    assert steps == [256, 512, 512], "the first leg's two rollouts, then the resumed leg's one"
+        rows = [row for row in csv.DictReader(f) if row[key]]
+    assert len(rows) == 3, "the first leg's two rollouts, then the resumed leg's one"
+    if loop == "sb3":
+        assert [int(float(row[key])) for row in rows] == [256, 512, 512]
 
 
 def test_resume_into_a_new_folder_named_by_set(tiny_run, capsys):
@@ -286,10 +294,12 @@ def test_an_unwritable_run_folder_is_a_usage_error(capsys):
 
 # -- Ctrl-C ----------------------------------------------------------------------------------------
 
-def test_ctrl_c_mid_rollout_saves_a_checkpoint_that_resumes(tmp_path, capsys, monkeypatch):
+@pytest.mark.parametrize("loop", ["sb3", "lean"])
+def test_ctrl_c_mid_rollout_saves_a_checkpoint_that_resumes(tmp_path, capsys, monkeypatch, loop):
+    from five_towers_env.training.ppo import lean
     from five_towers_env.training.ppo import trainer as selfplay
 
-    real = selfplay.episode_callback
+    real, real_lean = selfplay.episode_callback, lean.LeanProgress.__call__
 
     def interrupting(total: int, start: int, progress: bool, *args):
         callback = real(total, start, progress, *args)
@@ -302,9 +312,16 @@ def test_ctrl_c_mid_rollout_saves_a_checkpoint_that_resumes(tmp_path, capsys, mo
         callback._on_step = step
         return callback
 
+    def interrupting_lean(self, infos):
+        if self.model.num_timesteps >= 100:  # the same, in the lean loop
+            raise KeyboardInterrupt
+        return real_lean(self, infos)
+
     monkeypatch.setattr(selfplay, "episode_callback", interrupting)
+    monkeypatch.setattr(lean.LeanProgress, "__call__", interrupting_lean)
     try:
-        code, _, err = run_cli(capsys, "train", "--config", SMOKE, "--no-progress", "--set", *tiny_set(tmp_path))
+        code, _, err = run_cli(capsys, "train", "--config", SMOKE, "--no-progress",
+                               "--set", *tiny_set(tmp_path, **{"ppo.loop": loop}))
     except KeyboardInterrupt:
         pytest.fail("Ctrl-C escaped five-towers train: a traceback, and nothing saved")
     ckpt = tmp_path / "ppo_smoke" / "checkpoints" / "step_100.zip"
@@ -316,6 +333,7 @@ def test_ctrl_c_mid_rollout_saves_a_checkpoint_that_resumes(tmp_path, capsys, mo
     # the curve is drawn at every evaluation, so a stopped run has one (of its first evaluation here)
     assert (tmp_path / "ppo_smoke" / "learning_curve.png").stat().st_size > 1000
     monkeypatch.setattr(selfplay, "episode_callback", real)
+    monkeypatch.setattr(lean.LeanProgress, "__call__", real_lean)
     code, _, err = run_cli(capsys, "train", "--resume", ckpt, "--no-progress", "--set", "total_timesteps=256")
     assert code == 0, err
     assert is_whole(tmp_path / "ppo_smoke" / "checkpoints" / "step_356.zip")  # 100 + one 256-step rollout

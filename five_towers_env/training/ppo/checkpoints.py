@@ -26,7 +26,7 @@ from typing import Any
 
 from five_towers_env.training import checkpoint_files as files
 from five_towers_env.training.checkpoint_files import CheckpointError, CheckpointKind, checkpoint_run_dir, whole_zip
-from five_towers_env.training.ppo.config import TrainConfig, config_from_dict
+from five_towers_env.training.ppo.config import TrainConfig, config_from_dict, stored_config
 
 SB3_DATA = "data"  # the member SB3's load() needs first ("No data found in the saved file")
 _ZIP_MAGIC = b"PK\x03\x04"  # how every zip file, and every SB3 save, begins
@@ -139,15 +139,17 @@ def checkpoint_state(checkpoint: str | Path) -> dict[str, Any]:
 
 def resume_config(checkpoint: str | Path) -> TrainConfig:
     """The config stored beside a checkpoint (or a run folder's newest), with its run folder (``out_dir`` /
-    ``name``) moved to the folder that holds the checkpoint (see :func:`checkpoint_state` for the errors)."""
+    ``name``) moved to the folder that holds the checkpoint (see :func:`checkpoint_state` for the errors). It
+    keeps the training games and loop the run had (``vector_env``, ``ppo.loop``; a config stored before those
+    settings existed ran ``python`` and ``sb3``: :func:`~.config.stored_config`)."""
     import dataclasses
 
     from five_towers_env.training.ppo.config import ConfigError
 
     checkpoint = resolve_checkpoint(checkpoint)
     state = checkpoint_state(checkpoint)
-    try:
-        cfg = config_from_dict(state["config"])
+    try:  # a run from before a setting existed keeps what it had
+        cfg = config_from_dict(stored_config(state["config"]))
     except ConfigError as e:
         raise ConfigError(f"{Path(checkpoint).with_suffix('.json')}: {e}") from None
     run = checkpoint_run_dir(checkpoint)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from five_towers_env.core.game import DEFAULT_GAME, GAMES, get_game, setup_key
+from five_towers_env.core.game import DEFAULT_GAME, GAMES, GameSpec, get_game, setup_key
 from five_towers_env.evaluation.specs import parse_agent_spec
 from five_towers_env.limits import MAX_GAMES
 from five_towers_env.numerics import MODES as NUMERICS_MODES
@@ -77,17 +77,20 @@ class PPOSettings:
     types, see ``five_towers_env/training/ppo/networks.py``)."""
     activation: str = "tanh"
     """Hidden activation: ``tanh`` or ``relu``."""
-    loop: str = "sb3"
-    """Who runs the rollouts and updates on the model: ``sb3`` (sb3-contrib's ``MaskablePPO.learn``) or ``lean``
-    (the same algorithm written out in ``five_towers_env/training/ppo/lean.py``, without SB3's per-step
-    overhead). The network, optimiser, checkpoints and exported policies are the same with either."""
+    loop: str = "lean"
+    """Who runs the rollouts and updates on the model: ``lean`` (sb3-contrib's ``MaskablePPO`` algorithm written
+    out in ``five_towers_env/training/ppo/lean.py``, without SB3's per-step overhead) or ``sb3``
+    (``MaskablePPO.learn`` itself, for code that builds on SB3's callbacks and loop). The network, optimiser,
+    checkpoints and exported policies are the same with either."""
 
 
 #: ``ppo.architecture`` values: ``mlp`` reads any game's observation, ``typed`` the layout a game declares
 #: for it (``GameSpec.architectures``)
 ARCHITECTURES = ("mlp", "typed")
-#: ``vector_env`` values: the Python single-agent environments, or the native core's vector environments
-VECTOR_ENVS = ("python", "native")
+#: ``vector_env`` values: ``auto`` (resolved when the config is validated, :func:`resolve_vector_env`: ``native``
+#: where the game's native core is active, else ``python``), the Python single-agent environments, or the native
+#: core's vector environments
+VECTOR_ENVS = ("auto", "python", "native")
 #: ``ppo.loop`` values: sb3-contrib's ``learn``, or the package's own loop (``lean.py``)
 LOOPS = ("sb3", "lean")
 
@@ -175,17 +178,23 @@ class TrainConfig:
     n_envs: int = 8
     """Parallel environments."""
     subproc: bool = True
-    """Split the environments over ``env_workers`` worker processes (``ProcessVecEnv``) instead of
-    stepping them all in the trainer's process (``SelfPlayVecEnv``); either way the games of one process
-    are stepped together and a snapshot opponent decides for all of them in one network pass."""
+    """Use ``env_workers`` worker processes. With ``vector_env: python``: the environments are split over them
+    (``ProcessVecEnv``) instead of all being stepped in the trainer's process (``SelfPlayVecEnv``); either way the
+    games of one process are stepped together and a snapshot opponent decides for all of them in one network
+    pass. With ``vector_env: native`` the training games stay in the trainer's process, and the workers play only
+    the evaluation games and the warm start's teacher games (the same results as in one process)."""
     env_workers: int = 2
-    """Worker processes of the environments when ``subproc`` is on (at most ``n_envs``): one per core
-    the opponents may use while the trainer waits for them."""
-    vector_env: str = "python"
-    """Where the training games run: ``python`` (the single-agent Gymnasium environment, in worker processes
-    when ``subproc`` is on) or ``native`` (the game's native core: its Gymnasium vector environments in the
+    """Worker processes when ``subproc`` is on (at most ``n_envs``): one per core the opponents may use while
+    the trainer waits for them (``vector_env: python``: they step the training games; ``native``: they play
+    the evaluations and the teacher games)."""
+    vector_env: str = "auto"
+    """Where the training games run: ``native`` (the game's native core: its Gymnasium vector environments in the
     trainer's process, the opponents deciding class by class in one call per round;
-    ``five_towers_env/training/ppo/native_games.py``; ``subproc`` and ``env_workers`` do not apply)."""
+    ``five_towers_env/training/ppo/native_games.py``), ``python`` (the single-agent Gymnasium environment, in
+    worker processes when ``subproc`` is on), or ``auto``: ``native`` where the game has a native core and it is
+    active (``five_towers_env.engine_backend()``: built, and not ``FIVE_TOWERS_ENGINE=python``), else
+    ``python``. The run's ``config.yaml`` and checkpoints record the choice made, and a resumed run keeps it
+    (or stops, saying so, where the native core it trained on is not built)."""
     reward_margin: float = 0.02
     """Shaping: the learner's reward is win/loss (+1 / -1) plus this times its score margin
     (own score minus the best other score). 0 trains on win/loss alone."""
@@ -258,6 +267,41 @@ def _build(data: Any) -> TrainConfig:
     return cfg
 
 
+def resolve_vector_env(game: GameSpec) -> str:
+    """What ``vector_env: auto`` is for ``game`` here and now: ``native`` where the game has a native core and it
+    is the active engine (:meth:`~five_towers_env.core.game.GameSpec.backend`, as
+    :func:`five_towers_env.engine_backend` decides: built, and not forced off by ``FIVE_TOWERS_ENGINE=python``),
+    else ``python``."""
+    from five_towers_env.core.backend import NativeUnavailableError
+
+    try:
+        return "native" if game.native_engine and game.backend() == "native" else "python"
+    except NativeUnavailableError as e:  # FIVE_TOWERS_ENGINE=native where the core was not built
+        raise ConfigError(f"vector_env: auto: {e}") from None
+
+
+def native_problem(game: GameSpec) -> str | None:
+    """Why ``vector_env: native`` cannot run ``game`` here (its native core not built), or None."""
+    from five_towers_env.core.backend import NativeUnavailableError
+    from five_towers_env.core.vector_env import native_module
+
+    try:
+        native_module(game)
+    except (NativeUnavailableError, ValueError) as e:
+        return str(e)
+    return None
+
+
+def games_problem(cfg: TrainConfig) -> str | None:
+    """Why the training games of ``cfg`` (validated) cannot be made here, or None: ``vector_env: native`` where the
+    game's native core is not built. Checked before a run starts (a validated config is only read elsewhere: a
+    run's checkpoints are evaluated without its training games)."""
+    if cfg.vector_env != "native":
+        return None
+    problem = native_problem(get_game(cfg.game))
+    return None if problem is None else f"vector_env: native: {problem}"
+
+
 def _require(ok: bool, message: str) -> None:
     if not ok:
         raise ConfigError(message)
@@ -303,6 +347,8 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     _require(cfg.reward_margin >= 0, f"reward_margin: must be >= 0, got {cfg.reward_margin}")
     _require(cfg.vector_env in VECTOR_ENVS,
              f"vector_env: must be one of {', '.join(VECTOR_ENVS)}, got {cfg.vector_env!r}")
+    if cfg.vector_env == "auto":
+        cfg.vector_env = resolve_vector_env(game)
     _require(cfg.vector_env != "native" or bool(game.native_engine),
              f"vector_env: native needs a game with a native core; {game.title} has none (use python)")
     _require(cfg.tie_reward in TIE_REWARDS,
@@ -352,6 +398,23 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     _require(m.learning_rate > 0 and m.value_coef >= 0,
              "imitation.learning_rate must be > 0, imitation.value_coef >= 0")
     return cfg
+
+
+#: the settings a stored config may predate, with the value every run had before the setting existed: a resumed
+#: run keeps what it trained with, not today's default (:func:`stored_config`)
+BEFORE_SETTINGS: dict[str, Any] = {"vector_env": "python", "ppo.loop": "sb3"}
+
+
+def stored_config(data: dict[str, Any]) -> dict[str, Any]:
+    """A run's stored config (a checkpoint's) with each setting of :data:`BEFORE_SETTINGS` it lacks filled in as
+    the run had it; a copy."""
+    data = {key: dict(value) if isinstance(value, dict) else value for key, value in data.items()}
+    for dotted, value in BEFORE_SETTINGS.items():
+        section, _, key = dotted.rpartition(".")
+        where = data.setdefault(section, {}) if section else data
+        if isinstance(where, dict):  # anything else is the validation's to name
+            where.setdefault(key, value)
+    return data
 
 
 def config_from_dict(data: dict[str, Any]) -> TrainConfig:

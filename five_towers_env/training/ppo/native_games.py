@@ -9,6 +9,11 @@ round (``act_group``). It gives the trainer what :class:`~.vec_env.SelfPlayVecEn
 finished games' infos, ``terminal_observation``, ``action_masks()``, and ``env_method("set_opponents",
 sampler=...)`` when the pool grows.
 
+With ``subproc`` on and ``env_workers`` of 2 or more, ``env_workers`` helper processes without games
+(:class:`~.vec_env.Helpers`, :attr:`NativeGames.helpers`) play the run's evaluation games and the warm start's
+teacher games while the trainer waits, as the Python pipeline's environment workers do (the same results as in
+one process); the training games themselves always step here.
+
 Two differences from the Python pipeline, neither a difference in what is learned: game ``i``'s learner sits
 at seat ``i % num_players`` in every game it plays (the Python games draw a random seat per game: over the
 batch every seat is trained either way), and the games' generators are the vector environment's
@@ -24,6 +29,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from five_towers_env.training.ppo.config import TrainConfig
 from five_towers_env.training.ppo.reward import shape_reward
+from five_towers_env.training.ppo.vec_env import Helpers
 from five_towers_env.wrappers.gym_vector import GymVectorEnv
 
 
@@ -45,6 +51,9 @@ class NativeGames(VecEnv):
         self._returns = np.zeros(self.num_envs)
         self._lengths = np.zeros(self.num_envs, dtype=np.int64)
         self._start = time.time()
+        workers = cfg.env_workers if cfg.subproc else 1
+        #: the worker processes that play the evaluations and the teacher games (None: this process plays them)
+        self.helpers = Helpers(workers) if workers > 1 else None
 
     def _slices(self) -> list[slice]:
         return [slice(int(a), int(b)) for a, b in zip(self._bounds[:-1], self._bounds[1:])]
@@ -130,7 +139,9 @@ class NativeGames(VecEnv):
         return [False for _ in self._get_indices(indices)]
 
     def close(self) -> None:
-        """Nothing to release: the games live in this process."""
+        """End the helper processes (the games live in this process)."""
+        if self.helpers is not None:
+            self.helpers.close()
 
 
 __all__ = ["NativeGames"]

@@ -1,15 +1,17 @@
-"""Self-play training with sb3-contrib's ``MaskablePPO`` (one readable loop, CleanRL style).
+"""Self-play training with sb3-contrib's ``MaskablePPO`` model (one readable loop, CleanRL style).
 
     five-towers train --config configs/ppo_selfplay_2p.yaml
     five-towers train --resume runs/ppo_selfplay_2p/checkpoints/step_400000.zip
     five-towers train --resume runs/ppo_selfplay_2p            # its newest whole checkpoint
 
-The learner plays a random seat of :class:`~five_towers_env.wrappers.SingleAgentGymEnv` for the
-config's ``game`` (5 Towers or Campanile) against opponents drawn each game from an
-:class:`~.pool.OpponentPool` (that game's baselines plus frozen snapshots of itself). The ``n_envs``
-games are stepped together, in this process or split over worker processes, with the snapshots deciding
-for all their games in one network pass (:mod:`.vec_env`). The run alternates PPO training with
-evaluations (played in the environment workers, :mod:`.eval_games`):
+The learner plays the config's ``game`` (5 Towers or Campanile) against opponents drawn each game from an
+:class:`~.pool.OpponentPool` (that game's baselines plus frozen snapshots of itself). The ``n_envs`` games
+are stepped together (``vector_env``): on the game's native core in this process (:mod:`.native_games`; the
+default where the core is active), or as :class:`~five_towers_env.wrappers.SingleAgentGymEnv` games in this
+process or split over worker processes (:mod:`.vec_env`), the snapshots deciding for all their games in one
+network pass either way. The rollouts and updates run in the package's own loop (:mod:`.lean`, the default) or
+in ``MaskablePPO.learn`` (``ppo.loop``). The run alternates PPO training with evaluations (played in the
+worker processes where there are any, :mod:`.eval_games`):
 
 1. train ``eval_every`` timesteps;
 2. evaluate the current policy against each baseline of ``eval_opponents`` (``eval_games``
@@ -56,10 +58,12 @@ from five_towers_env.training.ppo.checkpoints import (
     save_checkpoint,
 )
 from five_towers_env.training.ppo.config import (
+    ConfigError,
     TrainConfig,
     build_config,
     config_from_dict,
     config_to_dict,
+    games_problem,
     init_policy_path,
     load_config,
     setup_key,
@@ -201,16 +205,29 @@ class PPOTrainer(TrainerBase):
 
     @classmethod
     def load_config(cls, path: str | Path, overrides: dict[str, Any] | None = None) -> TrainConfig:
-        """A training config file with ``overrides`` (:func:`.config.load_config`)."""
-        return load_config(path, overrides)
+        """A training config file with ``overrides`` (:func:`.config.load_config`), whose training games can be
+        made here (``vector_env: native`` needs the game's native core built)."""
+        cfg = load_config(path, overrides)
+        problem = games_problem(cfg)
+        if problem is not None:
+            raise ConfigError(f"{problem}; or train on the Python games (vector_env: python)")
+        return cfg
 
     @classmethod
     def resume_config(cls, path: str | Path, overrides: dict[str, Any] | None = None) -> tuple[TrainConfig, Path]:
         """The checkpoint ``path`` names (a run folder: its newest whole one) and its stored config with
-        ``overrides``, writing into the checkpoint's run folder unless ``out_dir`` / ``name`` say otherwise."""
+        ``overrides``, writing into the checkpoint's run folder unless ``out_dir`` / ``name`` say otherwise. The run
+        goes on on the training games it had (``vector_env``), or stops here, in one line, where those are the
+        native core's and that is not built."""
         checkpoint = resolve_checkpoint(path)
-        cfg = build_config(config_to_dict(resume_config(checkpoint)), overrides,
-                           source=str(checkpoint.with_suffix(".json")))
+        stored, state = checkpoint.with_suffix(".json"), resume_config(checkpoint)
+        cfg = build_config(config_to_dict(state), overrides, source=str(stored))
+        problem = games_problem(cfg)
+        if problem is not None:
+            how = ("this run trained on the native core's games: resume it where that is built, or go on on the "
+                   "Python games with --set vector_env=python") if state.vector_env == "native" else \
+                "or resume on the Python games (vector_env: python)"
+            raise ConfigError(f"{stored}: {problem}; {how}")
         return cfg, checkpoint
 
     @classmethod
@@ -286,8 +303,9 @@ class PPOTrainer(TrainerBase):
         if self.progress:
             print(f"imitation: {cfg.imitation.games} games of {cfg.imitation.teacher} ...", flush=True)
         seed = cfg.seed * 7919 + 17
-        if hasattr(self.venv, "map"):  # worker processes: they play the teacher's games, in parts
-            data = collect_in_parts(self.venv.map, len(self.venv.remotes), cfg, self.pool.sampler(), seed)
+        workers = self._workers()
+        if workers is not None:  # worker processes: they play the teacher's games, in parts
+            data = collect_in_parts(workers.map, len(workers.remotes), cfg, self.pool.sampler(), seed)
         else:
             data = collect_teacher_games(cfg, self.pool.sampler(), seed=seed)
         stats = fit_policy(self.model, data, cfg, seed=cfg.seed, log=self.model.logger)
@@ -358,13 +376,13 @@ class PPOTrainer(TrainerBase):
         return row
 
     def _play_evaluations(self, jobs: list[tuple[Any, ...]]) -> list[dict[str, float]]:
-        """:func:`evaluation_games` of each job. The environment workers wait between rollouts, so the
-        games go to them, each job's seeded games split in equal parts (a game's result depends on its
+        """:func:`evaluation_games` of each job. The worker processes (:meth:`_workers`) wait between rollouts,
+        so the games go to them, each job's seeded games split in equal parts (a game's result depends on its
         seed only, so the split changes no baseline's figures; a pool's snapshots sample their moves)."""
-        run = getattr(self.venv, "map", None)
-        if run is None:
+        workers = self._workers()
+        if workers is None:
             return [evaluation_games(*job) for job in jobs]
-        parts = len(self.venv.remotes)
+        run, parts = workers.map, len(workers.remotes)
         pieces = []
         for job in jobs:
             *head, games, seed = job
@@ -379,6 +397,14 @@ class PPOTrainer(TrainerBase):
             results.append({key: sum(r[key] * piece[-2] for r, piece in zip(part, job_pieces)) / games
                             for key in part[0]})
         return results
+
+    def _workers(self) -> Any:
+        """The worker processes that play the evaluation and teacher games (``map``, ``remotes``): the
+        environment workers (``ProcessVecEnv``), or the helpers of a run on native games; None: this process."""
+        helpers = getattr(self.venv, "helpers", None)
+        if helpers is not None:
+            return helpers
+        return self.venv if hasattr(self.venv, "map") else None
 
     def _log_throughput(self, steps: int, eval_start: float, eval_s: float) -> None:
         """TensorBoard ``throughput/*``: learner steps per second since the last evaluation, with and
@@ -437,7 +463,7 @@ class PPOTrainer(TrainerBase):
         step is half applied, which training absorbs like any other noisy step."""
         if self.callback is not None:
             self.callback.close_bar()  # the message goes on a line of its own
-        for process in getattr(self.venv, "processes", []):
+        for process in getattr(self._workers(), "processes", []):
             process.kill()  # they ignore SIGINT, and their pipes may hold half a reply: no close()
         return TrainingInterrupted(self.checkpoint(), signum)
 

@@ -10,7 +10,9 @@ decides for all the games waiting on it in one network pass instead of one pass 
 every other opponent decides on its own, as in ``env.step``.
 
 :class:`ProcessVecEnv` splits the games over worker processes, each holding a ``SelfPlayVecEnv``,
-so that the opponents of different games run on different cores while the trainer waits.
+so that the opponents of different games run on different cores while the trainer waits. :class:`Helpers`
+are the same worker processes without games, for a run whose training games stay in the trainer's process
+(``vector_env: native``): they play its evaluation games and the warm start's teacher games (``map``).
 
 Both are game-neutral: they know the games only through ``SingleAgentGymEnv``.
 """
@@ -155,6 +157,66 @@ def _worker(conn: Any, make: Callable[[], SelfPlayVecEnv]) -> None:
             conn.send(function(*function_args))
 
 
+def _start_workers(makers: Sequence[Callable[[], Any]]) -> tuple[list[Any], list[Any]]:
+    """One worker process per maker (forked where the platform can): the pipes to them and the processes."""
+    ctx: Any = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
+    remotes, processes = [], []
+    for make in makers:
+        local, remote = ctx.Pipe()
+        process = ctx.Process(target=_worker, args=(remote, make), daemon=True)
+        process.start()
+        remote.close()
+        remotes.append(local)
+        processes.append(process)
+    return remotes, processes
+
+
+def _map(remotes: Sequence[Any], function: Callable[..., Any], jobs: Sequence[tuple[Any, ...]]) -> list[Any]:
+    """``[function(*job) for job in jobs]``, the jobs shared out among the workers at ``remotes``, in order."""
+    results: list[Any] = [None] * len(jobs)
+    for start in range(0, len(jobs), len(remotes)):
+        batch = list(enumerate(jobs))[start:start + len(remotes)]
+        for remote, (_, job) in zip(remotes, batch):
+            remote.send(("run", (function, tuple(job))))
+        for remote, (k, _) in zip(remotes, batch):
+            results[k] = remote.recv()
+    return results
+
+
+def _close(remotes: Sequence[Any], processes: Sequence[Any]) -> None:
+    for remote in remotes:
+        remote.send(("close", None))
+    for process in processes:
+        process.join()
+
+
+def _no_games() -> None:
+    """A helper worker's games: none (it runs jobs only)."""
+    return None
+
+
+class Helpers:
+    """``count`` worker processes that hold no games and run jobs (:meth:`map`): the evaluation games and the
+    warm start's teacher games of a run whose training games stay in the trainer's process (``vector_env:
+    native``), played on other cores while the trainer waits for them. A job's result depends on its
+    arguments alone, so they are the results of one process."""
+
+    def __init__(self, count: int) -> None:
+        self.remotes, self.processes = _start_workers([_no_games] * count)
+        self._closed = False
+
+    def map(self, function: Callable[..., Any], jobs: Sequence[tuple[Any, ...]]) -> list[Any]:
+        """``[function(*job) for job in jobs]``, the jobs shared out among the workers. ``function`` must be
+        picklable."""
+        return _map(self.remotes, function, jobs)
+
+    def close(self) -> None:
+        """End the workers."""
+        if not self._closed:
+            self._closed = True
+            _close(self.remotes, self.processes)
+
+
 class ProcessVecEnv(VecEnv):
     """:class:`SelfPlayVecEnv` split over worker processes: ``makers[k]()`` builds worker ``k``'s games.
 
@@ -163,17 +225,9 @@ class ProcessVecEnv(VecEnv):
 
     def __init__(self, makers: Sequence[Callable[[], SelfPlayVecEnv]], sizes: Sequence[int],
                  observation_space: Any, action_space: Any) -> None:
-        ctx: Any = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
         self.num_envs = int(sum(sizes))
         self.bounds = np.cumsum([0, *sizes])
-        self.remotes, self.processes = [], []
-        for make in makers:
-            local, remote = ctx.Pipe()
-            process = ctx.Process(target=_worker, args=(remote, make), daemon=True)
-            process.start()
-            remote.close()
-            self.remotes.append(local)
-            self.processes.append(process)
+        self.remotes, self.processes = _start_workers(makers)
         self._closed = False
         self._masks: np.ndarray | None = None  # the learner's legal actions after the last step or reset
         super().__init__(self.num_envs, observation_space, action_space)  # asks the workers for render_mode
@@ -232,14 +286,7 @@ class ProcessVecEnv(VecEnv):
     def map(self, function: Callable[..., Any], jobs: Sequence[tuple[Any, ...]]) -> list[Any]:
         """``[function(*job) for job in jobs]``, the jobs shared out among the workers (which are idle
         between rollouts: the trainer's evaluations run there). ``function`` must be picklable."""
-        results: list[Any] = [None] * len(jobs)
-        for start in range(0, len(jobs), len(self.remotes)):
-            batch = list(enumerate(jobs))[start:start + len(self.remotes)]
-            for remote, (_, job) in zip(self.remotes, batch):
-                remote.send(("run", (function, tuple(job))))
-            for remote, (k, _) in zip(self.remotes, batch):
-                results[k] = remote.recv()
-        return results
+        return _map(self.remotes, function, jobs)
 
     def has_attr(self, attr_name: str) -> bool:
         """Whether the games have ``attr_name`` (asked of the first worker: every game is alike)."""
@@ -258,8 +305,5 @@ class ProcessVecEnv(VecEnv):
         """End the workers."""
         if self._closed:
             return
-        for remote in self.remotes:
-            remote.send(("close", None))
-        for process in self.processes:
-            process.join()
+        _close(self.remotes, self.processes)
         self._closed = True
