@@ -109,6 +109,24 @@ def test_snapshot_opponents_decide_in_batches(tmp_path):
     assert sum(calls) >= 60  # every opponent decision went through it
 
 
+def test_pool_snapshots_decide_in_one_pass_per_batch():
+    """Training's snapshot opponents run a batch through the network in one pass (``batch_invariant`` False):
+    their logits are the row-by-row ones up to rounding, so a deterministic policy picks the same moves."""
+    from five_towers_env.agents.policy import PolicyAgent
+
+    shipped = str(PolicyAgent().path)
+    sampler = PoolSampler([("snapshot:" + shipped, 1.0)], 1, game="five_towers")
+    snapshot = sampler(np.random.default_rng(0))[0]
+    assert isinstance(snapshot, PolicyAgent) and not snapshot.batch_invariant
+    exact = PolicyAgent(shipped, game="five_towers")
+    rng = np.random.default_rng(1)
+    obs = (rng.random((24, exact.obs_size)) < 0.1).astype(np.float32)
+    masks = rng.random((24, exact.num_actions)) < 0.3
+    batched = PolicyAgent(shipped, game="five_towers", batch_invariant=False)
+    assert np.allclose(batched.network.forward(obs)[0], exact.logits(obs), rtol=1e-4, atol=1e-4)
+    assert (batched.act_batch(obs, masks) == exact.act_batch(obs, masks)).all()
+
+
 def test_batched_evaluation_plays_the_same_games():
     from five_towers_env.agents.policy import PolicyAgent
     from five_towers_env.training.ppo.eval_games import play_games

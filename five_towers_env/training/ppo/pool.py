@@ -54,7 +54,10 @@ class PoolSampler:
         if not label.startswith(SNAPSHOT):
             return label
         if label not in self._agents:
-            self._agents[label] = PolicyAgent(label[len(SNAPSHOT):], deterministic=False, name=label, game=self.game)
+            # batch_invariant off: a process's batches of games are fixed by the run's seed and settings, so one
+            # pass of matrix products per batch (several times faster) keeps runs reproducible
+            self._agents[label] = PolicyAgent(label[len(SNAPSHOT):], deterministic=False, name=label, game=self.game,
+                                              batch_invariant=False)
         return self._agents[label]
 
     def for_players(self, num_players: int) -> PoolSampler:
