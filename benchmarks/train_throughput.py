@@ -90,16 +90,23 @@ def _instrument(counters: Any) -> dict[str, float]:
         lean.LeanLoop._update = wall_timer("update_s", lean.LeanLoop._update)
     GameSpec.agent_info = cpu_timer(CATEGORIES.index("agent_info"), GameSpec.agent_info)
     for cls in _agent_classes():
-        for name in ("act", "act_batch"):
-            if name in vars(cls):
-                setattr(cls, name, cpu_timer(CATEGORIES.index("opponents"), vars(cls)[name]))
+        for name in ("act", "act_batch", "act_group"):  # act_group: a class's games of a round in one call
+            attr = vars(cls).get(name)
+            if isinstance(attr, classmethod):
+                setattr(cls, name, classmethod(cpu_timer(CATEGORIES.index("opponents"), attr.__func__)))
+            elif attr is not None:
+                setattr(cls, name, cpu_timer(CATEGORIES.index("opponents"), attr))
     env_total = CATEGORIES.index("env_total")
     vec_env = _module("five_towers_env.training.ppo.vec_env") or _module("five_towers_env.training.vec_env")  # new, old
     if vec_env is not None:  # the batched games: one vector step is the unit of environment work
         for cls in (vec_env.SelfPlayVecEnv,):
             cls.step_wait = _cpu_timer(counters, env_total, cls.step_wait)
             cls.reset = _cpu_timer(counters, env_total, cls.reset)
-    else:  # one gymnasium env per game, in SB3's DummyVecEnv or SubprocVecEnv
+    native_games = _module("five_towers_env.training.ppo.native_games")
+    if native_games is not None:  # the native core's games (vector_env: native), stepped in the trainer's process
+        native_games.NativeGames.step_wait = _cpu_timer(counters, env_total, native_games.NativeGames.step_wait)
+        native_games.NativeGames.reset = _cpu_timer(counters, env_total, native_games.NativeGames.reset)
+    if vec_env is None:  # one gymnasium env per game, in SB3's DummyVecEnv or SubprocVecEnv
         from five_towers_env.wrappers.single_agent import SingleAgentGymEnv
 
         SingleAgentGymEnv.step = _cpu_timer(counters, env_total, SingleAgentGymEnv.step)
