@@ -139,18 +139,9 @@ class Heuristic {
     double cards[kNumTowers] = {0.0, 0.0, 0.0, 0.0, 0.0};  // cards.get(c, 0.0)
     const bool use_cards = held_cards(cards);
     for (int i = 0; i < count; ++i) {
-      const int a = legal[i];
-      const int t = (a - kPlay) / 3, k = (a - kPlay) % 3 + 1;
-      int heights[kNumTowers];
-      for (int x = 0; x < kNumTowers; ++x) heights[x] = s_.heights[x];
-      heights[t] += k;
-      Option options[1 + kNumTowers * 3];
-      const int nopt = bet_options(k, t, options);
-      double val = turn_value(heights, k, options, nopt);
-      if (use_cards) {
-        const int drawn = s_.face_up(k - 1);
-        val += p_.card_weight * ((drawn >= 0 ? cards[drawn] : 0.0) - cards[t]);
-      }
+      const Play p = play(legal[i], cards);
+      double val = turn_value(p.heights, p.k, p.options, p.nopt);
+      if (use_cards) val += p.card_term;
       out[i] = val;
     }
   }
@@ -164,22 +155,13 @@ class Heuristic {
     int c = 0;
     for (int i = 0; i < count; ++i) {
       const int a = legal[i];
-      const int t = (a - kPlay) / 3, k = (a - kPlay) % 3 + 1;
-      int heights[kNumTowers];
-      for (int x = 0; x < kNumTowers; ++x) heights[x] = s_.heights[x];
-      heights[t] += k;
-      Option options[1 + kNumTowers * 3];
-      const int nopt = bet_options(k, t, options);
+      const Play p = play(a, cards);
       double every[1 + kNumTowers * 3];
-      turn_value(heights, k, options, nopt, every);
-      double extra = 0.0;  // `... if cards else 0.0`, added to every value as the Python code adds it
-      if (use_cards) {
-        const int drawn = s_.face_up(k - 1);
-        extra = p_.card_weight * ((drawn >= 0 ? cards[drawn] : 0.0) - cards[t]);
-      }
-      for (int j = 0; j < nopt && c < kMaxTurns; ++j)
+      turn_value(p.heights, p.k, p.options, p.nopt, every);
+      const double extra = use_cards ? p.card_term : 0.0;  // `... if cards else 0.0`, added to every value
+      for (int j = 0; j < p.nopt && c < kMaxTurns; ++j)
         out[c++] = ScoredTurn{every[j] + extra, a,
-                              options[j].value == 0 ? kNoBet : bet_action(options[j].value, options[j].tower)};
+                              p.options[j].value == 0 ? kNoBet : bet_action(p.options[j].value, p.options[j].tower)};
     }
     return c;
   }
@@ -192,6 +174,26 @@ class Heuristic {
   }
 
  private:
+  // a play `a` as both values and turns read it: the towers after it, the bets it allows, and the term of the
+  // card drawn and the card given up (used only where the seat's cards are known)
+  struct Play {
+    int k, nopt;
+    int heights[kNumTowers];
+    Option options[1 + kNumTowers * 3];
+    double card_term;
+  };
+  Play play(int a, const double* cards) const {
+    Play p;
+    const int t = (a - kPlay) / 3;
+    p.k = (a - kPlay) % 3 + 1;
+    for (int x = 0; x < kNumTowers; ++x) p.heights[x] = s_.heights[x];
+    p.heights[t] += p.k;
+    p.nopt = bet_options(p.k, t, p.options);
+    const int drawn = s_.face_up(p.k - 1);
+    p.card_term = p_.card_weight * ((drawn >= 0 ? cards[drawn] : 0.0) - cards[t]);
+    return p;
+  }
+
   const State& s_;
   const int seat_, n_;
   const HeuristicParams p_;
