@@ -279,6 +279,21 @@ def test_cli_train_smoke(tmp_path, capsys):
     assert "unknown key(s) bogus" in capsys.readouterr().err
 
 
+def test_final_evaluation_defaults_to_the_runs_worker_processes(monkeypatch):
+    """After training the game workers' cores are free: the final table uses as many processes by default
+    (capped at the CPUs), and one where the run played in its own process."""
+    from types import SimpleNamespace
+
+    from five_towers_env.cli import train
+
+    monkeypatch.setattr(train, "usable_cpus", lambda: 2)
+    assert train.final_eval_workers(SimpleNamespace(subproc=True, env_workers=2)) == 2
+    assert train.final_eval_workers(SimpleNamespace(subproc=True, env_workers=8)) == 2
+    assert train.final_eval_workers(SimpleNamespace(subproc=False, env_workers=2)) == 1
+    monkeypatch.setattr(train, "usable_cpus", lambda: 1)
+    assert train.final_eval_workers(SimpleNamespace(subproc=True, env_workers=2)) == 1
+
+
 def test_cli_repeated_set_flags_accumulate():
     from five_towers_env.cli import build_parser
 
