@@ -127,6 +127,58 @@ def test_pool_snapshots_decide_in_one_pass_per_batch():
     assert (batched.act_batch(obs, masks) == exact.act_batch(obs, masks)).all()
 
 
+def test_pool_snapshots_of_several_networks_decide_in_one_stacked_pass(tmp_path):
+    """A round's snapshot opponents of several networks (training's pool) go through one stacked pass: each
+    network's logits as its own batched pass gives them up to rounding, the same deterministic moves, the
+    same draws for sampled ones; batch-invariant agents keep their own path."""
+    from types import SimpleNamespace
+
+    from five_towers_env.agents.network_file import read_network, stacked_logits, write_network
+    from five_towers_env.agents.policy import PolicyAgent, load_network
+
+    shipped = read_network(PolicyAgent().path)
+    rng = np.random.default_rng(2)
+    paths = []
+    for k in range(3):  # three snapshots: the shipped weights moved apart
+        arrays = {name: (w + rng.normal(0, 0.05, w.shape)).astype(np.float32) for name, w in shipped.arrays.items()}
+        paths.append(write_network(tmp_path / f"s{k}.npz", "typed", arrays, dict(shipped.meta)))
+    nets = [load_network(p, hint="five_towers") for p in paths]
+    obs = (rng.random((3, 7, nets[0].obs_size)) < 0.1).astype(np.float32)
+    batches = [obs[0], obs[1, :2], obs[2, :1]]  # batches of different sizes, padded inside
+    stacked = stacked_logits(nets, batches)
+    assert stacked is not None and [s.shape for s in stacked] == [(7, nets[0].num_actions), (2, nets[0].num_actions),
+                                                                  (1, nets[0].num_actions)]
+    for net, batch, logits in zip(nets, batches, stacked):
+        assert np.allclose(logits, net.forward(batch)[0], rtol=1e-4, atol=1e-4)
+    assert stacked_logits(nets[:1], batches[:1]) is None  # one network: its own pass
+
+    rows = 12
+    all_obs = (rng.random((rows, nets[0].obs_size)) < 0.1).astype(np.float32)
+    masks = (rng.random((rows, nets[0].num_actions)) < 0.3).astype(np.int8)
+    masks[:, 0] = 1
+    games = SimpleNamespace(game="five_towers", num_players=2, variant="base",
+                            observations=lambda r: (all_obs[list(r)], masks[list(r)]))
+
+    def seated(deterministic, batch_invariant, seed):
+        return [PolicyAgent(paths[j % 3], game="five_towers", deterministic=deterministic,
+                            batch_invariant=batch_invariant, seed=seed + j) for j in range(rows)]
+
+    calls = []
+    original = PolicyAgent.act_batch
+    PolicyAgent.act_batch = lambda self, *a, **k: calls.append(1) or original(self, *a, **k)
+    try:
+        one_pass = PolicyAgent.act_group(seated(True, False, 0), games, list(range(rows)))
+        assert not calls  # every group went through the stacked pass
+        exact = PolicyAgent.act_group(seated(True, True, 0), games, list(range(rows)))
+        assert len(calls) == 3  # batch-invariant: one act_batch per network
+        sampled = PolicyAgent.act_group(seated(False, False, 5), games, list(range(rows)))
+    finally:
+        PolicyAgent.act_batch = original
+    assert (one_pass == exact).all()
+    each = [original(a, all_obs[j:j + 1], masks[j:j + 1])[0] for j, a in enumerate(seated(False, True, 5))]
+    assert list(sampled) == each  # each game's generator draws once, as alone
+
+
 def test_batched_evaluation_plays_the_same_games():
     from five_towers_env.agents.policy import PolicyAgent
     from five_towers_env.training.ppo.eval_games import play_games

@@ -22,7 +22,8 @@ anything unless told ``trust_pickles``);
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -418,6 +419,37 @@ class NumpyNetwork:
         return np.maximum(features @ w0.T + b0, 0.0) @ w1.T + b1
 
 
+#: stacked weights of the network sets :func:`stacked_logits` ran lately, each kept with its networks (so the ids
+#: in its key stay theirs): training's pool keeps the same snapshots for many rounds
+_STACKS: OrderedDict[tuple[int, ...], tuple[tuple[NumpyNetwork, ...], Any]] = OrderedDict()
+_STACKS_KEPT = 4
+
+
+def stacked_logits(networks: Sequence[NumpyNetwork], batches: Sequence[np.ndarray]) -> list[np.ndarray] | None:
+    """Each network's unmasked logits for its own batch ``(rows, obs_size)``, in one stacked pass of matrix
+    products (:class:`~five_towers_env.core.typed_net.StackedTypedForward`), or None where they are not all
+    ``typed`` networks of one layout and size. A row rounds as a batched :meth:`NumpyNetwork.forward` does: not
+    batch-invariant, for callers whose batches are fixed by a seed (training's pool)."""
+    from five_towers_env.core.typed_net import StackedTypedForward, stackable
+
+    typed = [n._typed for n in networks]
+    if len(networks) < 2 or any(t is None for t in typed) or not stackable(typed):
+        return None
+    key = tuple(id(n) for n in networks)
+    if key in _STACKS:
+        _STACKS.move_to_end(key)
+    else:
+        _STACKS[key] = (tuple(networks), StackedTypedForward(typed))
+        while len(_STACKS) > _STACKS_KEPT:
+            _STACKS.popitem(last=False)
+    rows = max(len(b) for b in batches)
+    x = np.zeros((len(batches), rows, networks[0].obs_size), dtype=np.float32)
+    for k, batch in enumerate(batches):
+        x[k, :len(batch)] = batch
+    logits = _STACKS[key][1].logits(x)
+    return [logits[k, :len(batch)] for k, batch in enumerate(batches)]
+
+
 __all__ = ["ACTIVATIONS", "ARCHITECTURES", "FORMAT", "NetworkFile", "NetworkFileError", "NumpyNetwork",
            "check_network_path", "export_policy", "game_of_sizes", "game_sizes", "layout_game", "policy_game",
-           "read_network", "typed_forward", "write_network"]
+           "read_network", "stacked_logits", "typed_forward", "write_network"]

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from five_towers_env.agents.network_file import NumpyNetwork, read_network
+from five_towers_env.agents.network_file import NumpyNetwork, read_network, stacked_logits
 from five_towers_env.core.agent import AgentBase, SetupWarning, WaitingGames, path_setting_files
 from five_towers_env.core.game import DEFAULT_GAME, GameSpec, get_game, parse_setup_key
 
@@ -276,9 +276,16 @@ class PolicyAgent(AgentBase):
         groups: dict[tuple[int, bool, bool], list[int]] = {}
         for j, agent in enumerate(agents):
             groups.setdefault((id(agent.network), agent.deterministic, agent.batch_invariant), []).append(j)
-        for members in groups.values():
-            out[members] = agents[members[0]].act_batch(obs[members], masks[members],
-                                                         rngs=[agents[j].rng for j in members])
+        # the groups that need not be batch-invariant (training's pool snapshots): their networks in one pass
+        loose = [key for key in groups if not key[2]]
+        raw = stacked_logits([agents[groups[key][0]].network for key in loose], [obs[groups[key]] for key in loose])
+        stacked = dict(zip(loose, raw)) if raw is not None else {}
+        for key, members in groups.items():
+            rngs = [agents[j].rng for j in members]
+            if key in stacked:
+                out[members] = agents[members[0]]._choose(stacked[key], masks[members], rngs)
+            else:
+                out[members] = agents[members[0]].act_batch(obs[members], masks[members], rngs=rngs)
         return out
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray,
@@ -289,6 +296,11 @@ class PolicyAgent(AgentBase):
         :attr:`rng` in row order."""
         x = np.asarray(observations, dtype=np.float32)
         raw = self.logits(x) if self.batch_invariant or len(x) < 2 else self.network.forward(x)[0]
+        return self._choose(raw, masks, rngs)
+
+    def _choose(self, raw: np.ndarray, masks: np.ndarray, rngs: Sequence[np.random.Generator] | None) -> np.ndarray:
+        """The choices for unmasked logits ``raw`` ``(k, num_actions)``: the most likely legal action, or one drawn
+        from the masked softmax by ``rngs[i]`` (or :attr:`rng` in row order)."""
         logits = np.where(np.asarray(masks, dtype=bool), raw, -np.inf)
         if self.deterministic:
             return np.argmax(logits, axis=1)

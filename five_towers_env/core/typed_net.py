@@ -11,6 +11,7 @@ global head; ``action_order[a]`` is the output slot of action ``a``. Training's 
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -81,20 +82,56 @@ class TypedForward:
     def forward(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Logits and the trunk's features (what a value head reads) for one observation or a batch."""
         batched = obs.ndim > 1
-        layout, groups = self.layout, self.layout.num_types
-
-        def lin(name: str, x: np.ndarray) -> np.ndarray:
-            return self._lin(name, x, batched)
-
-        types = obs[..., layout.type_index]                              # (..., groups, group input)
-        per_type = np.concatenate([types, np.broadcast_to(self.onehot, types.shape[:-1] + (groups,))], axis=-1)
-        enc = relu(lin("tenc.2", relu(lin("tenc.0", per_type))))
-        glob = relu(lin("genc.0", obs[..., layout.global_index]))
-        trunk = relu(lin("trunk.2", relu(lin("trunk.0", np.concatenate([glob, enc.sum(-2), enc.max(-2)], axis=-1)))))
-        shared = np.broadcast_to(trunk[..., None, :], enc.shape[:-1] + trunk.shape[-1:])
-        type_logits = lin("thead.2", relu(lin("thead.0", np.concatenate([enc, shared], axis=-1))))
-        flat = type_logits.reshape(type_logits.shape[:-2] + (-1,))
-        return np.concatenate([lin("ghead", trunk), flat], axis=-1)[..., layout.action_order], trunk
+        return typed_pass(self.layout, self.onehot, obs, lambda name, x: self._lin(name, x, batched))
 
 
-__all__ = ["TYPED_LAYERS", "TypedForward", "TypedLayout", "relu"]
+def typed_pass(layout: TypedLayout, onehot: np.ndarray, obs: np.ndarray,
+               lin: Callable[[str, np.ndarray], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The ``typed`` network over ``obs`` (any leading dimensions), ``lin(name, x)`` applying layer ``name``
+    to ``x``'s last axis: the one definition :class:`TypedForward` and :class:`StackedTypedForward` share."""
+    groups = layout.num_types
+    types = obs[..., layout.type_index]                                  # (..., groups, group input)
+    per_type = np.concatenate([types, np.broadcast_to(onehot, types.shape[:-1] + (groups,))], axis=-1)
+    enc = relu(lin("tenc.2", relu(lin("tenc.0", per_type))))
+    glob = relu(lin("genc.0", obs[..., layout.global_index]))
+    trunk = relu(lin("trunk.2", relu(lin("trunk.0", np.concatenate([glob, enc.sum(-2), enc.max(-2)], axis=-1)))))
+    shared = np.broadcast_to(trunk[..., None, :], enc.shape[:-1] + trunk.shape[-1:])
+    type_logits = lin("thead.2", relu(lin("thead.0", np.concatenate([enc, shared], axis=-1))))
+    flat = type_logits.reshape(type_logits.shape[:-2] + (-1,))
+    return np.concatenate([lin("ghead", trunk), flat], axis=-1)[..., layout.action_order], trunk
+
+
+class StackedTypedForward:
+    """Several ``typed`` networks of one layout and one size, each over its own batch, in one pass: every layer
+    one stacked matrix product over the networks (training's pool, whose snapshot policies decide a round of
+    games together, instead of one pass per snapshot). A row's logits round as the batch's shape makes them, as
+    :meth:`TypedForward.forward`'s batches do."""
+
+    def __init__(self, nets: Sequence[TypedForward]) -> None:
+        first = nets[0]
+        self.layout, self.onehot = first.layout, first.onehot
+        if not stackable(nets):
+            raise ValueError("stacked typed networks need one layout and one size")
+        # (networks, inputs, outputs): x @ w.T for every network at once
+        self.wt = {name: np.ascontiguousarray(np.stack([n.w[name][0].T for n in nets])) for name in TYPED_LAYERS}
+        self.b = {name: np.stack([n.w[name][1] for n in nets])[:, None, :] for name in TYPED_LAYERS}
+
+    def _lin(self, name: str, x: np.ndarray) -> np.ndarray:
+        wt = self.wt[name]
+        flat = x.reshape(x.shape[0], -1, x.shape[-1])
+        return (np.matmul(flat, wt) + self.b[name]).reshape(x.shape[:-1] + (wt.shape[-1],))
+
+    def logits(self, obs: np.ndarray) -> np.ndarray:
+        """Logits ``(networks, rows, actions)`` for ``obs`` ``(networks, rows, observation size)``: network ``k``
+        over the rows ``obs[k]``."""
+        return typed_pass(self.layout, self.onehot, obs, self._lin)[0]
+
+
+def stackable(nets: Sequence[TypedForward]) -> bool:
+    """Whether ``nets`` share a layout and every layer's shape (so :class:`StackedTypedForward` can run them)."""
+    first = nets[0]
+    return all(n.layout is first.layout and all(n.w[k][0].shape == first.w[k][0].shape for k in TYPED_LAYERS)
+               for n in nets[1:])
+
+
+__all__ = ["TYPED_LAYERS", "StackedTypedForward", "TypedForward", "TypedLayout", "relu", "stackable", "typed_pass"]
