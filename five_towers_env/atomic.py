@@ -16,7 +16,11 @@ either; at worst a ``.partial-`` file stays behind, which no reader looks for.
         ...
 
 Exempt: TensorBoard's event files and SB3's ``progress.csv`` under a run's ``tb/``, which their
-writers append to as a run goes (a reader of a cut-off event file drops the last record).
+writers append to as a run goes (a reader of a cut-off event file drops the last record), and an evaluation's
+journal, appended a line per game (:func:`open_append`: never through a symbolic link).
+
+No write goes through a symbolic link to a place outside the folder named: a rename replaces a link at the
+final name with the file itself, and :func:`open_append` refuses a link (:class:`LinkRefused`).
 """
 from __future__ import annotations
 
@@ -68,6 +72,34 @@ def file_problem(path: str | Path) -> str | None:
     except OSError as exc:
         return f"{path}: {exc.strerror or exc}"
     return folder_problem(Path(path).parent)
+
+
+class LinkRefused(ValueError):
+    """A file a command appends to is a symbolic link (which would send its lines elsewhere); one line."""
+
+
+def link_problem(path: str | Path) -> str | None:
+    """Why ``path`` may not be appended to: it is a symbolic link (dangling or not), or ``None``."""
+    if os.path.islink(path):
+        return (f"{path} is a symbolic link: files are written only inside the folder you named, never through "
+                "a link; remove the link or name another folder")
+    return None
+
+
+def open_append(path: str | Path, mode: str = "a") -> IO[Any]:
+    """``open(path, mode)`` for appending (``"a"``, or ``"r+"`` positioned by the caller), made if missing,
+    refusing a symbolic link at ``path`` (:class:`LinkRefused`), also one made after a check (``O_NOFOLLOW``)."""
+    problem = link_problem(path)
+    if problem:
+        raise LinkRefused(problem)
+    flags = {"a": os.O_WRONLY | os.O_APPEND | os.O_CREAT, "r+": os.O_RDWR}[mode]
+    try:
+        fd = os.open(path, flags | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    except OSError as exc:
+        if os.path.islink(path):  # ELOOP: a link made since the check
+            raise LinkRefused(link_problem(path) or str(exc)) from None
+        raise
+    return os.fdopen(fd, mode)
 
 
 def partial_name(path: Path) -> Path:

@@ -22,6 +22,7 @@ anything unless told ``trust_pickles``);
 """
 from __future__ import annotations
 
+import stat
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -30,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from five_towers_env.agents.npz_reader import NpzError, read_npz
+from five_towers_env.agents.npz_reader import MAX_TOTAL_BYTES, NpzError, read_npz
 from five_towers_env.atomic import atomic_open
 from five_towers_env.core.game import GAMES, game_names, get_game
 
@@ -157,9 +158,15 @@ class NetworkFile:
     meta: dict[str, Any]
 
 
+#: the largest policy file read: an ``.npz`` may hold :data:`~.npz_reader.MAX_TOTAL_BYTES` (stored), plus its
+#: zip directory; the shipped policies are under 2 MB
+MAX_POLICY_BYTES = MAX_TOTAL_BYTES + (1 << 20)
+
+
 def check_network_path(path: Path) -> None:
-    """Raise a clear error for a network path that is missing, a folder, or not a zip archive
-    (an ``.npz`` and an sb3 ``.zip`` both are)."""
+    """Raise a clear error for a network path that is missing, a folder, not a regular file (a device, a FIFO),
+    over :data:`MAX_POLICY_BYTES`, or not a zip archive (an ``.npz`` and an sb3 ``.zip`` both are): before
+    anything reads it."""
     import zipfile
 
     if path.is_dir():
@@ -169,6 +176,12 @@ def check_network_path(path: Path) -> None:
                                 f"or a checkpoint .zip{hint}")
     if not path.exists():
         raise FileNotFoundError(f"ppo: no policy file at {path}")
+    info = path.stat()
+    if not stat.S_ISREG(info.st_mode):  # a device (/dev/zero) or a FIFO: read forever by the zip checks below
+        raise NetworkFileError(f"ppo: {path} is not a regular file; give an exported policy .npz or a checkpoint .zip")
+    if info.st_size > MAX_POLICY_BYTES:
+        raise NetworkFileError(f"ppo: {path} is {info.st_size:,} bytes, more than the {MAX_POLICY_BYTES:,} a policy "
+                               "file may be")
     if not zipfile.is_zipfile(path):
         raise NetworkFileError(f"ppo: {path} is not a policy .npz/.zip: not a zip archive (expected a policy "
                          "exported by training, e.g. runs/<name>/policy.npz, or a checkpoint step_N.zip)")
@@ -181,8 +194,8 @@ _CHECKPOINTS: dict[tuple[str, int, int, bool], NetworkFile] = {}
 
 def _read_checkpoint(path: Path, trust_pickles: bool = False) -> NetworkFile:
     """A ``MaskablePPO`` checkpoint's actor, exported and read back (once per process and file version)."""
-    stat = path.stat()
-    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size, bool(trust_pickles))
+    info = path.stat()
+    key = (str(path.resolve()), info.st_mtime_ns, info.st_size, bool(trust_pickles))
     if key not in _CHECKPOINTS:
         _CHECKPOINTS[key] = _convert_trusted(path) if trust_pickles else _convert_checkpoint(path)
     return _CHECKPOINTS[key]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import io
 import math
+import stat
 import zipfile
 from pathlib import Path
 
@@ -78,6 +79,8 @@ def read_npz(path: str | Path) -> dict[str, np.ndarray]:
     """Every entry of the ``.npz`` at ``path`` by name (without ``.npy``); :class:`NpzError` for a file that
     is not one, is damaged, or breaks a limit (module docstring). ``OSError`` if it cannot be opened."""
     path = Path(path)
+    if not stat.S_ISREG(path.stat().st_mode):  # a device or a FIFO would be read forever
+        raise NpzError("not a regular file")
     try:
         with zipfile.ZipFile(path) as z:
             infos = z.infolist()

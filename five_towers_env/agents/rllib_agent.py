@@ -30,6 +30,7 @@ import numpy as np
 
 from five_towers_env.agents.network_file import game_of_sizes
 from five_towers_env.agents.policy import masked_choice
+from five_towers_env.atomic import write_text
 from five_towers_env.core.agent import AgentBase
 from five_towers_env.core.game import get_game
 
@@ -50,7 +51,7 @@ def write_checkpoint_game(checkpoint: str | Path, game: str, num_players: int | 
     """Record in ``checkpoint`` (an algorithm checkpoint folder) the game it was trained for; returns the file."""
     record = {"game": get_game(game).name, "num_players": num_players, "variant": variant}
     path = Path(checkpoint) / GAME_RECORD
-    path.write_text(json.dumps(record, indent=2) + "\n")
+    write_text(path, json.dumps(record, indent=2) + "\n")
     return path
 
 

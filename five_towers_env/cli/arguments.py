@@ -107,10 +107,14 @@ def override(text: str) -> tuple[str, object]:
         import yaml
     except ImportError:  # the trainer reports the missing rl extra before any value is used
         return key.strip(), value
+    from five_towers_env.training.config_base import ConfigError, load_yaml, short_repr
+
     try:
-        return key.strip(), yaml.safe_load(value)
+        return key.strip(), load_yaml(value, f"--set {key.strip()}")
+    except ConfigError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
     except (yaml.YAMLError, ValueError) as e:  # ValueError: an integer longer than Python reads
-        raise argparse.ArgumentTypeError(f"{text!r}: the value is not valid YAML: {e}") from None
+        raise argparse.ArgumentTypeError(f"{short_repr(text)}: the value is not valid YAML: {e}") from None
     except RecursionError:
         raise argparse.ArgumentTypeError(f"{key.strip()}=...: the value nests too deeply") from None
 

@@ -311,7 +311,15 @@ class _TerminateIllegal(_Direct, wrappers.TerminateIllegalWrapper):
         self._remember_raw(env)
 
 
+class ActionOutOfBoundsError(IllegalActionError, AssertionError):
+    """An integer action outside the action space (an ``IllegalActionError``, and the ``AssertionError``
+    PettingZoo's ``AssertOutOfBoundsWrapper`` raises for it)."""
+
+
 class _AssertOutOfBounds(_Direct, wrappers.AssertOutOfBoundsWrapper):
+    """PettingZoo's check that an action is in the space, made without ``assert``: under ``python -O`` an
+    action outside it would otherwise reach the illegal-move wrapper, which indexes the mask with it."""
+
     def __init__(self, env: AECEnv) -> None:
         super().__init__(env)
         self._remember_raw(env)
@@ -320,8 +328,16 @@ class _AssertOutOfBounds(_Direct, wrappers.AssertOutOfBoundsWrapper):
     def step(self, action: Any) -> None:
         if type(action) is int and 0 <= action < self._n:  # in the space: what Discrete.contains says, cheaply
             wrappers.BaseWrapper.step(self, action)
-        else:
-            super().step(action)
+            return
+        agent = self.agent_selection
+        if action is None or self.terminations[agent] or self.truncations[agent]:
+            super().step(action)  # a dead agent's step: PettingZoo's own rules
+            return
+        a = action_id(action, self.unwrapped._actions)  # ActionTypeError for a float, a string, a bool
+        if not 0 <= a < self._n:
+            shown = str(a) if a.bit_length() <= 64 else f"of {a.bit_length()} bits"
+            raise ActionOutOfBoundsError(f"action {shown} is not in the action space (integer ids 0..{self._n - 1})")
+        wrappers.BaseWrapper.step(self, a)
 
 
 class _OrderEnforcing(_Direct, wrappers.OrderEnforcingWrapper):

@@ -31,6 +31,7 @@ from five_towers_env.evaluation.journal_check import (
     HEADER_KEYS,
     MAX_LINE,
     BadJournalLine,
+    JournalError,
     JournalMismatch,
     check_fingerprints,
     check_line,
@@ -97,6 +98,9 @@ class Journal:
         self.changed: dict[str, int] = {}  # label -> games dropped on reading, its fingerprint having changed
         self.dropped: list[tuple[int, str]] = []  # (line, why) of the bad lines dropped
         self._file: IO[str] | None = None
+        linked = atomic.link_problem(self.path)
+        if linked:  # its lines would go wherever the link points
+            raise JournalError(f"journal {linked}")
         if self.path.exists():
             self._read()
 
@@ -220,7 +224,10 @@ class Journal:
             fresh = not self.path.exists() or self.path.stat().st_size == 0
             if not fresh and not self._ends_with_newline():  # a crash cut the last line: drop it
                 self.rewrite(list(self.records.values()))
-            self._file = open(self.path, "a")
+            try:
+                self._file = atomic.open_append(self.path)
+            except atomic.LinkRefused as exc:
+                raise JournalError(f"journal {exc}") from None
             if fresh:
                 self._file.write(json.dumps(self.header) + "\n")
         line = self.dumps(record)

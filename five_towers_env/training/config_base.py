@@ -18,6 +18,8 @@ import copy
 import dataclasses
 import json
 import math
+import reprlib
+import stat
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar, get_type_hints
@@ -28,7 +30,17 @@ T = TypeVar("T")
 
 
 class ConfigError(ValueError):
-    """A config file or mapping that cannot be used; the message names the offending key."""
+    """A config file or mapping that cannot be used; the message names the offending key (and is cut to
+    :data:`MAX_MESSAGE` characters: a message quotes values, and a value can be as long as a file)."""
+
+    def __init__(self, message: str) -> None:
+        if len(message) > MAX_MESSAGE:
+            message = message[: MAX_MESSAGE - 3] + "..."
+        super().__init__(message)
+
+
+#: the longest :class:`ConfigError` message
+MAX_MESSAGE = 1000
 
 
 def parse_setup(text: str) -> tuple[int, str]:
@@ -51,9 +63,55 @@ def init_policy_path(text: str) -> Path:
     return Path(five_towers_env.__file__).resolve().parents[1] / path
 
 
+#: the largest config file read (the shipped ones are under 4 KB)
+MAX_CONFIG_BYTES = 1 << 20
+#: the most values a config may hold once YAML's aliases are expanded: an alias names a value already read,
+#: so a few hundred bytes of nested aliases can stand for billions of values, which every later walk over
+#: the config (the type checks, an error message, a copy written to the run folder) would expand
+MAX_CONFIG_VALUES = 100_000
+
+
+def _expanded_size(node: Any, memo: dict[int, int]) -> int:
+    """How many scalars, sequences and mappings ``node`` stands for with every alias expanded (a count
+    over the composed graph, each shared node counted once per use but walked once)."""
+    known = memo.get(id(node))
+    if known is not None:
+        return known
+    memo[id(node)] = 1  # a node that reaches itself: counted once (its construction refuses the cycle later)
+    size = 1
+    if isinstance(node.value, list):
+        for item in node.value:
+            parts = item if isinstance(item, tuple) else (item,)  # a mapping's items are (key, value) pairs
+            size += sum(_expanded_size(x, memo) for x in parts)
+            if size > MAX_CONFIG_VALUES:
+                break
+    memo[id(node)] = size
+    return size
+
+
+def load_yaml(text: str, what: str) -> Any:
+    """``yaml.safe_load(text)``, refusing text whose aliases expand past :data:`MAX_CONFIG_VALUES` values (a
+    :class:`ConfigError` naming ``what``). YAML errors propagate as ``yaml.YAMLError``."""
+    import yaml
+
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        if _expanded_size(node, {}) > MAX_CONFIG_VALUES:
+            raise ConfigError(f"{what}: its aliases (*name) expand to more than {MAX_CONFIG_VALUES:,} values; "
+                              "a config is a few hundred")
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
 def read_config_file(path: str | Path) -> dict[str, Any]:
     """The mapping of settings in a YAML config file; raise :class:`ConfigError` for a missing file,
-    a folder, invalid YAML, an empty file or one whose top level is not a mapping."""
+    a folder, a device or other file that is not a regular one, a file over :data:`MAX_CONFIG_BYTES`,
+    invalid YAML, aliases that expand past :data:`MAX_CONFIG_VALUES`, an empty file or one whose top
+    level is not a mapping."""
     import yaml
 
     path = Path(path)
@@ -62,11 +120,22 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
             raise ConfigError(f"config {path} is a folder, not a YAML file (e.g. configs/ppo_selfplay_2p.yaml)")
         if not path.exists():
             raise ConfigError(f"config file {path} does not exist")
+        info = path.stat()
     except OSError as e:  # a name too long, a loop of links
         raise ConfigError(f"config {path}: {e.strerror or e}") from None
+    if not stat.S_ISREG(info.st_mode):  # a FIFO or a device (/dev/zero) would be read forever
+        raise ConfigError(f"config {path} is not a regular file")
+    if info.st_size > MAX_CONFIG_BYTES:
+        raise ConfigError(f"config {path} is {info.st_size:,} bytes; a config is at most {MAX_CONFIG_BYTES:,}")
     try:
-        data = yaml.safe_load(path.read_text())
+        with path.open("rb") as f:  # at most the limit, should the file grow after the check
+            raw = f.read(MAX_CONFIG_BYTES + 1)
+        if len(raw) > MAX_CONFIG_BYTES:
+            raise ConfigError(f"config {path} is over {MAX_CONFIG_BYTES:,} bytes")
+        data = load_yaml(raw.decode(), str(path))
     except (yaml.YAMLError, ValueError) as e:  # ValueError: an integer of more digits than Python reads
+        if isinstance(e, ConfigError):
+            raise
         raise ConfigError(f"{path}: not valid YAML: {' '.join(str(e).split())}") from e
     except RecursionError:
         raise ConfigError(f"{path}: nests too deeply to be a config") from None
@@ -82,6 +151,18 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
 
 
 # -- values against field types --------------------------------------------------------------------
+
+_REPR = reprlib.Repr()
+_REPR.maxstring, _REPR.maxother, _REPR.maxlevel = 120, 120, 3
+_REPR.maxlist = _REPR.maxtuple = _REPR.maxdict = _REPR.maxset = 8
+
+
+def short_repr(value: Any, limit: int = 200) -> str:
+    """``repr(value)`` for an error message: at most ``limit`` characters, and never the whole of a large or
+    deeply nested value (reprlib stops walking it)."""
+    text = _REPR.repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
 
 def _as_number(value: Any) -> float | None:
     """``value`` read as a number if it is a string such as ``"1e5"`` (YAML 1.1 reads exponents without
@@ -107,15 +188,15 @@ def _number_hint(key: str, value: Any, hint: type) -> str | None:
     """A message telling how to write a number YAML did not read as one (or a float given for an int)."""
     number = _as_number(value)
     if number is not None and _yaml_reads_a_number(value):  # a quoted number: not YAML's doing
-        return f"{key}: expected {hint.__name__}, got {value!r} (a string: write it without quotes)"
-    yaml_note = f" (YAML reads {value} as a string)" if number is not None else ""
+        return f"{key}: expected {hint.__name__}, got {short_repr(value)} (a string: write it without quotes)"
+    yaml_note = f" (YAML reads {short_repr(value)[1:-1]} as a string)" if number is not None else ""
     if number is None and isinstance(value, float):
         number = value
     if number is None or number != number or number in (float("inf"), float("-inf")):
         return None
     if hint is int:
         if not float(number).is_integer():
-            return f"{key} must be an integer, got {value!r}"
+            return f"{key} must be an integer, got {short_repr(value)}"
         return f"{key} must be an integer; write {int(number)}{yaml_note}"
     return f"{key} must be a number; write {number!r}{yaml_note}"
 
@@ -133,13 +214,15 @@ def check_type(key: str, value: Any, hint: Any) -> Any:
             raise ConfigError(f"{key}: must be a finite number, got {shown(value)}")
         return number
     if hint in (int, str, bool):
+        if hint is str and type(value) is str and "\0" in value:  # a path or a name with it fails far from here
+            raise ConfigError(f"{key}: must not contain a NUL character, got {short_repr(value)}")
         if type(value) is hint:
             return value
         if hint is int:
             message = _number_hint(key, value, hint)
             if message:
                 raise ConfigError(message)
-        raise ConfigError(f"{key}: expected {hint.__name__}, got {value!r}")
+        raise ConfigError(f"{key}: expected {hint.__name__}, got {short_repr(value)}")
     if hint is float:
         message = _number_hint(key, value, hint)
         if message:
@@ -147,15 +230,15 @@ def check_type(key: str, value: Any, hint: Any) -> Any:
     if origin in (list, tuple):
         item = hint.__args__[0]
         if not isinstance(value, (list, tuple)):
-            raise ConfigError(f"{key}: expected a list, got {value!r}")
+            raise ConfigError(f"{key}: expected a list, got {short_repr(value)}")
         items = [check_type(f"{key}[{i}]", v, item) for i, v in enumerate(value)]
         return items if origin is list else tuple(items)
     if origin is dict:
         k_hint, v_hint = hint.__args__
         if not isinstance(value, dict):
-            raise ConfigError(f"{key}: expected a mapping, got {value!r}")
+            raise ConfigError(f"{key}: expected a mapping, got {short_repr(value)}")
         return {check_type(f"{key} key", k, k_hint): check_type(f"{key}.{k}", v, v_hint) for k, v in value.items()}
-    raise ConfigError(f"{key}: expected {getattr(hint, '__name__', hint)}, got {value!r}")
+    raise ConfigError(f"{key}: expected {getattr(hint, '__name__', hint)}, got {short_repr(value)}")
 
 
 def checked_values(cls: type, data: Any, prefix: str = "", sections: Mapping[str, type] | None = None,
@@ -164,7 +247,7 @@ def checked_values(cls: type, data: Any, prefix: str = "", sections: Mapping[str
     ``ignore``) or a value of the wrong type raises :class:`ConfigError` naming it (``prefix`` + key). A key of
     ``sections`` holds a mapping built into that dataclass (its keys named ``<section>.<key>``)."""
     if not isinstance(data, dict):
-        raise ConfigError(f"{prefix or 'config'}: expected a mapping, got {data!r}")
+        raise ConfigError(f"{prefix or 'config'}: expected a mapping, got {short_repr(data)}")
     hints = get_type_hints(cls)
     names = [f.name for f in dataclasses.fields(cls)]
     unknown = sorted(set(data) - set(names) - set(ignore), key=str)
@@ -191,7 +274,7 @@ def shown(value: Any) -> str:
     """A number as an error shows it: an integer too long to read whole by its size."""
     if isinstance(value, int) and value.bit_length() > 100:
         return f"an integer of {int(value.bit_length() * math.log10(2)) + 1} digits"
-    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else repr(value)
+    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else short_repr(value)
 
 
 def limits_of(cls: type) -> dict[str, int | tuple[int, int]]:
@@ -238,7 +321,8 @@ def apply_overrides(data: dict[str, Any], overrides: dict[str, Any]) -> dict[str
 
 
 def _show_override(key: str, value: Any) -> str:
-    return f"--set {key}={value if isinstance(value, str) else json.dumps(value, default=str)}"
+    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    return f"--set {key}={text if len(text) <= 200 else text[:197] + '...'}"
 
 
 def build_blamed(data: dict[str, Any], overrides: dict[str, Any] | None, source: str,

@@ -14,7 +14,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from five_towers_env.atomic import PARTIAL, atomic_open, folder_problem, save_figure
+from five_towers_env.atomic import (
+    PARTIAL,
+    LinkRefused,
+    atomic_open,
+    folder_problem,
+    link_problem,
+    open_append,
+    save_figure,
+)
 from five_towers_env.core.game import parse_setup_key
 from five_towers_env.training.config_base import write_settings
 
@@ -184,13 +192,17 @@ def progress_logger(folder: Path, resume: bool) -> Any:
         """SB3's CSV writer, opened on the existing file with its header's columns."""
 
         def __init__(self, filename: str) -> None:  # not SB3's, which opens the file with "w+"
-            self.file = open(filename, "r+")  # the logger closes it
+            self.file = open_append(filename, "r+")  # the logger closes it
             self.keys = next(csv.reader([self.file.readline()]), [])
             self.separator, self.quotechar = ",", '"'
             self.file.seek(0, 2)
 
-    folder.mkdir(parents=True, exist_ok=True)
     csv_path = folder / "progress.csv"
+    for path in (folder, csv_path):  # SB3's writers would follow a link out of the run folder
+        problem = link_problem(path)
+        if problem:
+            raise LinkRefused(problem)
+    folder.mkdir(parents=True, exist_ok=True)
     continued = resume and csv_path.is_file() and csv_path.stat().st_size > 0
     writer = ContinuedCSV(str(csv_path)) if continued else CSVOutputFormat(str(csv_path))
     return Logger(folder=str(folder), output_formats=[TensorBoardOutputFormat(str(folder)), writer])

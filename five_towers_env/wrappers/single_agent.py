@@ -42,6 +42,7 @@ from gymnasium import spaces
 
 from five_towers_env.agents.registry import make_agent_from_text, parse_agent_text
 from five_towers_env.core.agent import Agent
+from five_towers_env.core.env import action_id
 from five_towers_env.core.errors import IllegalActionError  # the one illegal-action error of every game
 from five_towers_env.core.game import DEFAULT_GAME, GameSpec, get_game, load
 
@@ -77,6 +78,8 @@ class SingleAgentGymEnv(gymnasium.Env):
         illegal_action: ``"penalize"`` (default, as Gymnasium environments expect: reward
             ``illegal_penalty``, the episode terminates, ``info["illegal_action"]`` is True) or
             ``"raise"`` (an illegal learner action raises :class:`IllegalActionError` and changes nothing).
+            Either way an action that is no integer id (a float, a string, a bool, NaN) raises
+            :class:`~five_towers_env.core.env.ActionTypeError` (an ``IllegalActionError``), the game unchanged.
         illegal_penalty: the reward of an illegal action under ``"penalize"``.
         render_mode: ``None`` or one of the game environment's modes: ``"ansi"``, ``"human"`` or
             ``"rgb_array"`` (an ``(H, W, 3)`` uint8 picture of the table).
@@ -198,18 +201,18 @@ class SingleAgentGymEnv(gymnasium.Env):
         if self._done:
             raise RuntimeError("the episode is over (or was never started): call reset()")
         game = self._aec.game
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            a = -1
+        # an action that is no integer (a float, a string, a bool, NaN) is the caller's bug, not a move to
+        # penalize: ActionTypeError (an IllegalActionError) in either mode, and the game unchanged
+        a = action_id(action, self._aec.unwrapped._actions)
         if a not in game.legal_actions():
             if self.illegal_action == "penalize":
                 self._done = True
                 return self._observe(), self.illegal_penalty, True, False, self._info(illegal=True)
             name = self._aec.action_name(a) if 0 <= a < self.num_actions else "out of range"
             legal = ", ".join(self._aec.action_name(x) for x in game.legal_actions())
+            shown = a if 0 <= a < 2**63 else f"of {a.bit_length()} bits" if a > 0 else repr(action)
             raise IllegalActionError(
-                f"illegal action {a if a >= 0 else repr(action)} ({name}) for the learner (seat {self.learner_seat}) "
+                f"illegal action {shown} ({name}) for the learner (seat {self.learner_seat}) "
                 f"in phase {game.phase_name}; legal: {legal}. Use action_masks() or info['action_mask'] "
                 "(or illegal_action='penalize').")
         self._aec.step(a)

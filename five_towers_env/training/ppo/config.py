@@ -340,8 +340,13 @@ def validate(cfg: TrainConfig) -> TrainConfig:
                 "rollout_threads", "env_workers"):
         _require(getattr(cfg, key) >= 1, f"{key}: must be >= 1, got {getattr(cfg, key)}")
     _require(cfg.value_warmup_steps >= 0, f"value_warmup_steps: must be >= 0, got {cfg.value_warmup_steps}")
-    _require(not cfg.init_policy or init_policy_path(cfg.init_policy).is_file(),
-             f"init_policy: no policy file at {cfg.init_policy}")
+    if cfg.init_policy:  # a regular file of bounded size, before the trainer reads it
+        from five_towers_env.agents.network_file import check_network_path
+
+        try:
+            check_network_path(init_policy_path(cfg.init_policy))
+        except (OSError, ValueError) as e:
+            raise ConfigError(f"init_policy: {str(e).removeprefix('ppo: ')}") from None
     _require(cfg.final_eval_games >= 0, f"final_eval_games: must be >= 0, got {cfg.final_eval_games}")
     _require(cfg.seed >= 0, f"seed: must be >= 0, got {cfg.seed}")
     _require(cfg.reward_margin >= 0, f"reward_margin: must be >= 0, got {cfg.reward_margin}")
