@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from five_towers_env.core.agent import legal_actions
+from five_towers_env.core.deadline import current_deadline
 from five_towers_env.core.search import Budget, Race, flat_search
 from five_towers_env.core.state import State, win_shares
 
@@ -84,7 +85,7 @@ class FlatSearchAgent:
             return int(legal[0])
         view, seat = info["view"], int(info["seat"])
         hooks = _Hooks(view, seat, int(self.rng.integers(2**63)))
-        result = flat_search(hooks, legal, Budget(self.simulations), self.race)
+        result = flat_search(hooks, legal, Budget(self.simulations, deadline=current_deadline()), self.race)
         self.last_values = {int(a): mean for a, mean in zip(legal, result.means) if mean is not None}
         return int(result.choice(legal))
 

@@ -26,6 +26,7 @@ import numpy as np
 
 from five_towers_env.agents.policy import PolicyAgent
 from five_towers_env.core.agent import AgentBase, path_setting_files
+from five_towers_env.core.deadline import current_deadline
 from five_towers_env.core.game import DEFAULT_GAME, GameSpec, get_game
 from five_towers_env.core.guided_search import PUCT, GuidedResult, guided_search
 from five_towers_env.core.search import ActionPrior
@@ -238,7 +239,8 @@ class GuidedSearchAgent(AgentBase):
                 observation = {"observation": self.hooks.observe(view, seat), "action_mask": mask}
             return int(self.rollouts.act(observation, info))
         with blas_threads(1):  # small batches: one thread is fastest, and never stalls on a busy machine
-            self.last = guided_search(self.hooks, view, seat, self.net, self.settings, self.rng)
+            self.last = guided_search(self.hooks, view, seat, self.net, self.settings, self.rng,
+                                      deadline=current_deadline())
         return self.last.action
 
 

@@ -27,11 +27,14 @@ only). Each determinisation is a game without hidden information, searched by it
 
 There is no rollout. A game supplies a :class:`GuidedGame`; the network is any callable
 ``(observations, masks) -> (logits, values)`` (see :class:`~five_towers_env.agents.guided.PolicyValueNet`).
-All randomness comes from the generator passed in. This module imports no game.
+All randomness comes from the generator passed in. A ``deadline`` (the decision's, from
+:func:`five_towers_env.core.deadline.current_deadline`) is a hard stop: once it has passed no further step
+starts, and the visits so far decide. This module imports no game.
 """
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -188,9 +191,10 @@ class GuidedResult:
 
 
 def guided_search(game: GuidedGame, view: Any, seat: int, net: Evaluator, settings: PUCT,
-                  rng: np.random.Generator) -> GuidedResult:
+                  rng: np.random.Generator, deadline: float | None = None) -> GuidedResult:
     """Search ``seat``'s decision in ``view`` (see the module docstring); ``view`` holds nothing
-    the seat may not see, and it is never modified."""
+    the seat may not see, and it is never modified. ``deadline``: a :func:`time.monotonic` instant after
+    which no step starts (None: none)."""
     trees = [_Tree(view.determinize(seat, rng)) for _ in range(max(1, settings.determinisations))]
     evaluations = _evaluate(game, net, [([], t.root) for t in trees])
     prior = np.mean([t.root.prior for t in trees], axis=0)
@@ -202,6 +206,8 @@ def guided_search(game: GuidedGame, view: Any, seat: int, net: Evaluator, settin
             root.prior = (1 - settings.noise) * root.prior + settings.noise * eta
     steps = max(1, math.ceil((settings.simulations - len(trees)) / len(trees)))
     for _ in range(steps):
+        if deadline is not None and time.monotonic() >= deadline:
+            break
         pending = []
         for t in trees:
             path, leaf = t.descend(game, settings.c_puct)

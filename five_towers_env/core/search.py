@@ -26,6 +26,11 @@ the rollout reached, about [0, 1]). A candidate whose reward is known without sa
 that ends the game) is given as ``exact`` and never sampled. All randomness is the game's, so the
 same hooks give the same choice (unless the budget is in seconds).
 
+**A deadline** (the budget's ``deadline``: a game's agent passes the decision's, from
+:func:`five_towers_env.core.deadline.current_deadline`, set by whoever asked for the move, e.g.
+``--move-timeout``) is a hard stop whatever the budget: the search stops between two rollouts once it has
+passed and answers the best candidate so far. Without one, nothing changes.
+
 This module imports no game.
 """
 from __future__ import annotations
@@ -65,15 +70,23 @@ class SearchGame(Protocol):
 
 @dataclass(frozen=True)
 class Budget:
-    """``simulations`` rollouts, or ``time_limit`` seconds from ``start`` (then at least ``min_simulations``)."""
+    """``simulations`` rollouts, or ``time_limit`` seconds from ``start`` (then at least ``min_simulations``);
+    either way nothing after ``deadline`` (a :func:`time.monotonic` instant, None: none), a hard stop."""
 
     simulations: int = 400
     time_limit: float | None = None
     min_simulations: int = 8
     start: float = field(default_factory=time.perf_counter)
+    deadline: float | None = None
+
+    def passed(self) -> bool:
+        """Whether the deadline has passed."""
+        return self.deadline is not None and time.monotonic() >= self.deadline
 
     def left(self, sims: int) -> bool:
         """Whether another determinisation may start after ``sims`` rollouts."""
+        if self.passed():
+            return False
         if self.time_limit is not None:
             return sims < self.min_simulations or time.perf_counter() - self.start < self.time_limit
         return sims < self.simulations
@@ -133,19 +146,26 @@ class SearchResult(Generic[C]):
 class _Tally:
     """The rewards of every candidate, one per determinisation it was played in."""
 
-    def __init__(self, n: int, exact: Sequence[float | None] | None, prior: Sequence[float] | None) -> None:
+    def __init__(self, n: int, exact: Sequence[float | None] | None, prior: Sequence[float] | None,
+                 deadline: float | None = None) -> None:
         self.samples: list[list[float]] = [[] for _ in range(n)]
         self.exact: list[float | None] = list(exact) if exact is not None else [None] * n
         self.prior: list[float] = list(prior) if prior is not None else [0.0] * n
+        self.deadline = deadline  # the decision's (a time.monotonic() instant), None: none
+        self.cut = False  # a sample stopped at the deadline: the samples are uneven, the search ends
 
     def sample(self, game: SearchGame, alive: Sequence[int], candidates: Sequence, i: int) -> int:
-        """Play determinisation ``i`` for every live candidate that needs sampling; return the rollouts run."""
+        """Play determinisation ``i`` for every live candidate that needs sampling; return the rollouts run.
+        Once the deadline has passed it stops between two candidates and sets ``cut``."""
         det = game.sample(i)
         play, rollout, evaluate = game.play, game.rollout, game.evaluate  # bound once: this is the hot loop
-        exact, samples = self.exact, self.samples
+        exact, samples, deadline = self.exact, self.samples, self.deadline
         runs = 0
         for j in alive:
             if exact[j] is None:
+                if deadline is not None and time.monotonic() >= deadline:
+                    self.cut = True
+                    break
                 samples[j].append(evaluate(rollout(play(candidates[j], det), det)))
                 runs += 1
         return runs
@@ -174,7 +194,7 @@ def flat_search(game: SearchGame, candidates: Sequence[C], budget: Budget,
     """Search ``candidates`` (at least one) over determinisations shared by all of them (see the module docstring)."""
     if not candidates:
         raise ValueError("flat_search needs at least one candidate")
-    tally = _Tally(len(candidates), exact, prior)
+    tally = _Tally(len(candidates), exact, prior, budget.deadline)
     if isinstance(schedule, Halving):
         alive, sims = _halving(game, candidates, budget, tally)
     else:
@@ -190,6 +210,8 @@ def _race(game: SearchGame, candidates: Sequence, budget: Budget, race: Race, ta
     while len(alive) > 1 and any(tally.exact[j] is None for j in alive) and budget.left(sims):
         sims += tally.sample(game, alive, candidates, i)
         i += 1
+        if tally.cut:
+            break
         if race.z is not None and i >= race.min_samples:
             alive = _eliminate(tally, alive, i, race.z)
     return alive, sims
@@ -226,6 +248,8 @@ def _halving(game: SearchGame, candidates: Sequence, budget: Budget, tally: _Tal
             i += 1
             sims += runs
             left -= len(alive)
+            if tally.cut:
+                return alive, sims
         if len(alive) > 2 and r < rounds - 1:
             alive.sort(key=lambda j: -tally.score(j))  # stable: equal scores keep the given order
             alive = alive[:max(2, (len(alive) + 1) // 2)]

@@ -6,9 +6,12 @@ not an action id, returns an id that is not legal, or runs past ``move_timeout``
 legal actions. The runner then either records the game as forfeited by that seat or stops the run
 (``on_error="forfeit"`` or ``"stop"``, :mod:`five_towers_env.evaluation.playing`).
 
-The time limit interrupts a decision with ``SIGALRM`` where that is possible (Unix, the process's main
-thread, which is where the runner's workers play); elsewhere a decision that ran past it is caught when
-it returns.
+The time limit is also the decision's deadline (:func:`~five_towers_env.core.deadline.decision_deadline`),
+a hard stop every built-in search obeys, in Python and in C++, in any thread: the search gives control back
+at the deadline with its best move so far. Python code is interrupted as well with ``SIGALRM`` where that is
+possible (Unix, the process's main thread, which is where the runner's workers play), which stops an agent
+that never looks at the deadline (a ``py:`` agent that sleeps); a decision that ran past the limit anyway is
+caught when it returns. Either way a move that came at or after the deadline counts as timed out.
 """
 from __future__ import annotations
 
@@ -23,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from five_towers_env.core.agent import Agent, legal_actions
+from five_towers_env.core.deadline import DeadlinePassed, decision_deadline
 
 #: what the run does when an agent fails: the game is lost by that seat, or the run stops
 ON_ERROR = ("stop", "forfeit")
@@ -112,10 +116,11 @@ class GuardedAgent:
         legal = legal_actions(observation, info)
         t = time.perf_counter()
         try:
-            with _alarm(self.move_timeout):
+            with _alarm(self.move_timeout), decision_deadline(self.move_timeout):
                 value = self.agent.act(observation, info)
-        except _Timeout:
-            raise self._fail("timeout", f"no action within --move-timeout {self.move_timeout:g} s", legal) from None
+        except (_Timeout, DeadlinePassed):
+            limit = "its decision deadline" if self.move_timeout is None else f"--move-timeout {self.move_timeout:g} s"
+            raise self._fail("timeout", f"no action within {limit}", legal) from None
         except Exception as exc:  # the agent's own bug: reported, never a traceback that ends the run unasked
             raise self._fail("raised", f"raised {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
                              .rstrip(": "), legal) from exc
@@ -124,7 +129,8 @@ class GuardedAgent:
             self.seconds += elapsed
             self.moves += 1
         if self.move_timeout is not None and elapsed > self.move_timeout:
-            raise self._fail("timeout", f"took {elapsed:.3g} s, over --move-timeout {self.move_timeout:g} s", legal)
+            raise self._fail("timeout", f"no action within --move-timeout {self.move_timeout:g} s "
+                                        f"(answered after {elapsed:.3f} s)", legal)
         action = as_action(value)
         if action is None:
             raise self._fail("malformed", f"returned {_short(value)}, not an action id", legal)

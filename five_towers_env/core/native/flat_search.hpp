@@ -5,6 +5,9 @@
 // A game supplies hooks: `Det sample(int i)` (determinisation i, shared by every candidate) and
 // `double value(int j, Det& det)` (candidate j played in it, rolled out by the default policy and scored for
 // the searcher: play, rollout and evaluate of search.py in one call). It imports no game.
+//
+// A budget may carry a deadline (deadline.hpp, == core/deadline.py): once it has passed the search stops
+// between two rollouts and answers the best candidate so far; without one the search is exactly as before.
 #pragma once
 
 #include <chrono>
@@ -13,19 +16,22 @@
 #include <optional>
 #include <vector>
 
+#include "deadline.hpp"
 #include "py_sum.hpp"
 
 namespace ftcore {
 
 // Budget: `simulations` rollouts, or `time_limit` seconds (< 0: none) from the start, then at least
-// `min_simulations`
+// `min_simulations`; whichever it is, nothing after `deadline` (a hard stop: see the top)
 struct Budget {
   int simulations = 400;
   double time_limit = -1.0;
   int min_simulations = 8;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  Deadline deadline;
 
   bool left(int sims) const {
+    if (deadline.passed()) return false;
     if (time_limit >= 0.0) {
       const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       return sims < min_simulations || spent < time_limit;
@@ -60,6 +66,7 @@ struct Tally {
   std::vector<std::vector<double>> samples;
   std::vector<std::optional<double>> exact;
   std::vector<double> prior;
+  bool cut = false;  // a sample stopped at the deadline: the candidates' samples are uneven, the search ends
 
   std::optional<double> mean(int j) const {
     if (exact[j]) return exact[j];
@@ -74,12 +81,18 @@ struct Tally {
   // candidate j's reward in determinisation i (< n) of the first n
   double reward(int j, int i) const { return exact[j] ? *exact[j] : samples[j][i]; }
 
+  // determinisation i played by every live candidate that needs sampling (the rollouts run), stopping between
+  // two candidates once `deadline` has passed (then `cut`)
   template <class Game>
-  int sample(Game& game, const std::vector<int>& alive, int i) {
+  int sample(Game& game, const std::vector<int>& alive, int i, const Deadline& deadline) {
     auto det = game.sample(i);
     int runs = 0;
     for (int j : alive) {
       if (!exact[j]) {
+        if (deadline.passed()) {
+          cut = true;
+          break;
+        }
         samples[j].push_back(game.value(j, det));
         ++runs;
       }
@@ -138,11 +151,12 @@ SearchResult flat_search(Game& game, int ncand, const Budget& budget, const Sche
     for (int r = 0; r < rounds; ++r) {
       const int alive_n = static_cast<int>(alive.size());
       const int per = std::max(1, detail::floordiv(detail::floordiv(left, rounds - r), alive_n));
-      for (int k = 0; k < per; ++k) {
-        sims += t.sample(game, alive, i);
+      for (int k = 0; k < per && !t.cut; ++k) {
+        sims += t.sample(game, alive, i, budget.deadline);
         ++i;
         left -= alive_n;
       }
+      if (t.cut) break;
       if (alive_n > 2 && r < rounds - 1) {
         std::stable_sort(alive.begin(), alive.end(), [&](int a, int b) { return -t.score(a) < -t.score(b); });
         alive.resize(std::max(2, (alive_n + 1) / 2));
@@ -155,8 +169,9 @@ SearchResult flat_search(Game& game, int ncand, const Budget& budget, const Sche
       return false;
     };
     while (alive.size() > 1 && unsolved() && budget.left(sims)) {
-      sims += t.sample(game, alive, i);
+      sims += t.sample(game, alive, i, budget.deadline);
       ++i;
+      if (t.cut) break;
       if (schedule.z >= 0.0 && i >= schedule.min_samples) alive = detail::eliminate(t, alive, i, schedule.z);
     }
   }

@@ -12,8 +12,10 @@ Campanile's hidden cards are drawn again by ``resample_from_infostate`` in every
   information: Campanile).
 
 A forced move (one legal action) is played without a search. Same seed, same games: every random
-number comes from the agent's own generators. Importing this module needs no ``open_spiel``; building
-an agent does (the ``openspiel`` extra).
+number comes from the agent's own generators. Under a decision deadline (:mod:`five_towers_env.core.deadline`,
+``--move-timeout``) the bot's evaluator stops the search once it has passed: OpenSpiel's bots cannot answer a
+move early, so the decision raises :class:`~five_towers_env.core.deadline.DeadlinePassed` (a timed-out move).
+Importing this module needs no ``open_spiel``; building an agent does (the ``openspiel`` extra).
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from five_towers_env.core.agent import AgentBase, legal_actions
+from five_towers_env.core.deadline import DeadlinePassed, current_deadline, passed
 from five_towers_env.core.game import get_game
 
 
@@ -30,6 +33,35 @@ def _openspiel() -> Any:
     from five_towers_env.integrations import openspiel
 
     return openspiel
+
+
+class _StopAtDeadline:
+    """An OpenSpiel evaluator that raises :class:`DeadlinePassed` once ``deadline`` has passed: the bots call their
+    evaluator at every simulation's leaf (``evaluate``) and new node (``prior``), so the search stops there."""
+
+    def __init__(self, evaluator: Any, deadline: float) -> None:
+        self.evaluator, self.deadline = evaluator, deadline
+
+    def _check(self) -> None:
+        if passed(self.deadline):
+            raise DeadlinePassed("the search reached the decision's deadline")
+
+    def evaluate(self, state: Any) -> Any:
+        self._check()
+        return self.evaluator.evaluate(state)
+
+    def prior(self, state: Any) -> Any:
+        self._check()
+        return self.evaluator.prior(state)
+
+
+def _evaluator(rollouts: int, rng: np.random.RandomState) -> Any:
+    """OpenSpiel's random-rollout evaluator, stopping at this thread's decision deadline if there is one."""
+    from open_spiel.python.algorithms import mcts
+
+    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=rollouts, random_state=rng)
+    deadline = current_deadline()
+    return evaluator if deadline is None else _StopAtDeadline(evaluator, deadline)
 
 
 class _BotAgent(AgentBase):
@@ -93,7 +125,7 @@ class MCTSAgent(_BotAgent):
 
         if game.get_type().information != game.get_type().information.PERFECT_INFORMATION:
             raise ValueError(f"{self.name}: MCTSBot would see hidden cards in {game}; use openspiel-ismcts")
-        evaluator = mcts.RandomRolloutEvaluator(n_rollouts=self.rollouts, random_state=self.rng)
+        evaluator = _evaluator(self.rollouts, self.rng)
         return mcts.MCTSBot(game, self.uct_c, self.simulations, evaluator, solve=self.solve, random_state=self.rng)
 
 
@@ -120,9 +152,9 @@ class ISMCTSAgent(_BotAgent):
         self._sampler = pyspiel.UniformProbabilitySampler(int(self.rng.randint(2**31)), 0.0, 1.0)
 
     def _bot(self, game: Any) -> Any:
-        from open_spiel.python.algorithms import ismcts, mcts
+        from open_spiel.python.algorithms import ismcts
 
-        evaluator = mcts.RandomRolloutEvaluator(n_rollouts=self.rollouts, random_state=self.rng)
+        evaluator = _evaluator(self.rollouts, self.rng)
         bot = ismcts.ISMCTSBot(game, evaluator, self.uct_c, self.simulations, max_world_samples=self.worlds,
                                random_state=self.rng)
         # OpenSpiel's default resampler draws with an unseeded sampler: ours makes the games repeatable

@@ -36,6 +36,8 @@ rewards in the same floating-point order, so the same move, ``last_values`` and 
 code, which stays the reference (``FIVE_TOWERS_ENGINE=python``, or ``native`` set to False).
 
 Same seed and same observations give the same moves: all randomness comes from the agent's generator.
+Whatever ``simulations`` says, the decision's deadline (:mod:`five_towers_env.core.deadline`,
+``--move-timeout``) stops the search, native or Python, between two rollouts: the best move so far is answered.
 """
 from __future__ import annotations
 
@@ -44,6 +46,7 @@ from typing import Any
 import numpy as np
 
 from five_towers_env.core.agent import legal_actions
+from five_towers_env.core.deadline import current_deadline
 from five_towers_env.core.search import Budget, Halving, flat_search
 from five_towers_env.games.campanile.agents import native
 from five_towers_env.games.campanile.agents.heuristic import Evaluator, HeuristicAgent, scored_actions, scored_turns
@@ -153,7 +156,8 @@ class MCTSAgent:
                                 self.temperature, self.margin_weight)
         top = max(values[m] for m in moves) if values else 0.0
         prior = [self.prior * (values[m] - top) / 20.0 if values else 0.0 for m in moves]
-        result = flat_search(hooks, moves, Budget(self.simulations), Halving(), prior=prior)
+        budget = Budget(self.simulations, deadline=current_deadline())
+        result = flat_search(hooks, moves, budget, Halving(), prior=prior)
         self.last_values = {m: mean for m, mean in zip(moves, result.means, strict=True) if mean is not None}
         return result.choice(moves)  # equal scores: the first in the heuristic's order
 

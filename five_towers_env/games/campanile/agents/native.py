@@ -26,6 +26,7 @@ import numpy as np
 
 from five_towers_env.core.agent import WaitingGames
 from five_towers_env.core.backend import ENV_VAR
+from five_towers_env.core.deadline import seconds_left
 from five_towers_env.core.native import set_generator_words, words_of_generator
 from five_towers_env.core.native.groups import drawing_group, native_views, weighted_group
 from five_towers_env.games.campanile import SPEC
@@ -93,7 +94,8 @@ def mcts_search(agent: Any, view: Any, seat: int, legal: Sequence[int]) -> tuple
     """:class:`~.mcts.MCTSAgent`'s move after its planned bet, in C++ (the GIL released): the move it searches
     out (a play and its bet, or a bet) with ``agent.last_values`` set and ``agent.rng`` advanced as the Python
     code sets and advances them; None where the Python code decides (see :func:`core_of`, or an agent whose
-    generator is not numpy's default)."""
+    generator is not numpy's default). This thread's decision deadline (:mod:`five_towers_env.core.deadline`)
+    goes in as ``stop_after``, a hard stop in C++."""
     core = core_of(view)
     if core is None:
         return None
@@ -107,7 +109,7 @@ def mcts_search(agent: Any, view: Any, seat: int, legal: Sequence[int]) -> tuple
             temperature=agent.temperature, margin_weight=agent.margin_weight, prior=agent.prior,
             search_from=agent.search_from, eval_spread=spread, eval_contest=contest, eval_chip_cost=chip_cost,
             spread=h.spread, contest=h.contest, chip_cost=h.chip_cost, card_weight=h.card_weight,
-            end_weight=h.end_weight, danger=bool(h.danger))
+            end_weight=h.end_weight, danger=bool(h.danger), stop_after=seconds_left())
     except _REFUSED:
         return None
     set_generator_words(agent.rng, after)

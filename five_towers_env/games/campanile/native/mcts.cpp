@@ -78,6 +78,7 @@ Decision decide(const State& view, int seat, const int* legal, int count, ftcore
   search::Hooks hooks(view, seat, rng, st.hooks, out.moves);
   ftcore::Budget budget;
   budget.simulations = st.simulations;
+  budget.deadline = st.deadline;
   ftcore::Schedule schedule;
   schedule.halving = true;
   const ftcore::SearchResult result =

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "agents.hpp"
+#include "deadline.hpp"
 #include "rng.hpp"
 #include "search_hooks.hpp"
 #include "state.hpp"
@@ -25,6 +26,7 @@ struct Settings {
   int search_from = 5;
   HeuristicParams heuristic;    // the ranking heuristic's weights (MCTSAgent.heuristic)
   search::HookSettings hooks;   // the rollouts' and the evaluation's
+  ftcore::Deadline deadline;    // the decision's hard stop: the best candidate so far once it has passed
 };
 
 struct Decision {

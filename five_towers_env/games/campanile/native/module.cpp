@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -378,12 +379,13 @@ void bind_search(py::module_& m) {
                           std::optional<int> rollout_turns, double bet_rate, double lead_rate, double temperature,
                           double margin_weight, double prior, int search_from, double eval_spread,
                           double eval_contest, double eval_chip_cost, double spread, double contest, double chip_cost,
-                          double card_weight, double end_weight, bool danger) {
+                          double card_weight, double end_weight, bool danger, std::optional<double> stop_after) {
     check_choices(view, seat, legal);
     if (view.is_terminal()) throw py::value_error("the game is over: no move to search");
     if (seat != view.current_player()) throw py::value_error("the searcher must be the player on move");
     if (simulations < 1) throw py::value_error("simulations must be at least 1");
     if (temperature == 0.0) throw py::value_error("temperature must not be 0");  // (the Python code divides by it)
+    if (stop_after && std::isnan(*stop_after)) throw py::value_error("stop_after must be a number of seconds");
     cp::mcts::Settings st;
     st.simulations = simulations;
     st.candidates = candidates;
@@ -397,6 +399,7 @@ void bind_search(py::module_& m) {
     st.hooks.temperature = temperature;
     st.hooks.margin_weight = margin_weight;
     st.hooks.eval = heuristic_params(eval_spread, eval_contest, eval_chip_cost, 0.3, 0.0, true);
+    if (stop_after) st.deadline = ftcore::Deadline::after(*stop_after);
     ftcore::Pcg64 rng = ftcore::Pcg64::from_words(rng_words);
     cp::mcts::Decision d;
     {
@@ -415,9 +418,11 @@ void bind_search(py::module_& m) {
      py::arg("search_from") = 5, py::arg("eval_spread") = 1.0, py::arg("eval_contest") = 0.6,
      py::arg("eval_chip_cost") = 0.35, py::arg("spread") = 1.0, py::arg("contest") = 0.6, py::arg("chip_cost") = 0.35,
      py::arg("card_weight") = 0.3, py::arg("end_weight") = 20.0, py::arg("danger") = true,
+     py::arg("stop_after") = py::none(),
      "MCTSAgent.act after its planned bet, from a public view, for seat among the ids legal, with the agent's\n"
      "generator rng_words (its settings as keywords; eval_*: the rollouts' Evaluator weights, the rest the ranking\n"
-     "heuristic's): (the move chosen, the candidates searched and each one's mean reward (None where never\n"
+     "heuristic's; stop_after: the decision's deadline in seconds from now, a hard stop whatever the budget,\n"
+     "None: none): (the move chosen, the candidates searched and each one's mean reward (None where never\n"
      "sampled; both empty without a search), the generator's words after).");
 }
 

@@ -46,7 +46,9 @@ fits many more rollouts into the same seconds.
 Budget: ``simulations`` rollouts per decision (default 400), or ``time_limit`` seconds (then
 as many as fit, at least ``min_simulations``; timing makes play non-deterministic). A decision
 with a single legal action is answered at once. Same seed, same settings, same observations:
-same moves (without ``time_limit``).
+same moves (without ``time_limit``). Whatever the budget, the decision's deadline
+(:mod:`five_towers_env.core.deadline`, ``--move-timeout``) stops the search, native or Python, between two
+rollouts: the best move so far is answered.
 """
 from __future__ import annotations
 
@@ -56,6 +58,7 @@ from typing import Any
 
 import numpy as np
 
+from five_towers_env.core.deadline import current_deadline
 from five_towers_env.core.search import ActionPrior, Budget, Race, flat_search
 from five_towers_env.games.five_towers.agents import native
 from five_towers_env.games.five_towers.agents.plans import POT, chain, choose_bid, game_left, make_plan
@@ -127,7 +130,8 @@ class MCTSAgent:
         the ``policy``'s action probabilities, if any."""
         if self.native and (action := native.mcts_search(self, view, probs)) is not None:
             return action
-        budget = Budget(self.simulations, self.time_limit, self.min_simulations, time.perf_counter())
+        budget = Budget(self.simulations, self.time_limit, self.min_simulations, time.perf_counter(),
+                        deadline=current_deadline())
         prior: list[float] | None = None
         if self.policy is not None and probs is not None:
             # the policy's likeliest actions first, until top_k distinct round ends: the others are never played

@@ -25,6 +25,7 @@ import numpy as np
 
 from five_towers_env.core.agent import WaitingGames
 from five_towers_env.core.backend import ENV_VAR
+from five_towers_env.core.deadline import seconds_left
 from five_towers_env.core.native import set_generator_words, words_of_generator
 from five_towers_env.core.native.groups import drawing_group, native_views, weighted_group
 from five_towers_env.games.five_towers import SPEC
@@ -90,7 +91,8 @@ def heuristic_action(view: Any, seat: int, legal: Sequence[int], params: dict[st
 def mcts_search(agent: Any, view: Any, probs: Sequence[float] | None) -> int | None:
     """:meth:`~.mcts.MCTSAgent.search` in C++ (the GIL released): the same move, ``last_simulations`` and
     ``last_values``, with ``agent.rng`` advanced as the Python search advances it; None where the Python code
-    searches (see :func:`core_of`, or an agent whose generator is not numpy's default)."""
+    searches (see :func:`core_of`, or an agent whose generator is not numpy's default). This thread's decision
+    deadline (:mod:`five_towers_env.core.deadline`) goes in as ``stop_after``, a hard stop in C++."""
     core = core_of(view)
     if core is None:
         return None
@@ -104,7 +106,8 @@ def mcts_search(agent: Any, view: Any, probs: Sequence[float] | None) -> int | N
             eval_weight=agent.scoring.eval_weight, temperature=agent.scoring.temperature,
             margin_weight=agent.scoring.margin_weight, race_z=race.z, min_samples=race.min_samples,
             probs=np.asarray(probs, dtype=np.float64) if guided else None,
-            top_k=agent.policy.top_k if guided else 4, weight=agent.policy.weight if guided else 0.02)
+            top_k=agent.policy.top_k if guided else 4, weight=agent.policy.weight if guided else 0.02,
+            stop_after=seconds_left())
     except _REFUSED:
         return None
     set_generator_words(agent.rng, after)

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -360,7 +361,7 @@ void bind_search(py::module_& m) {
                           double beta, double eval_weight, double temperature, double margin_weight,
                           std::optional<double> race_z, int min_samples,
                           std::optional<py::array_t<double, py::array::c_style | py::array::forcecast>> probs,
-                          int top_k, double weight) {
+                          int top_k, double weight, std::optional<double> stop_after) {
     ft::search::Settings st;  // (the budget's clock starts here)
     if (view.is_terminal()) throw py::value_error("the game is over: no move to search");
     if (simulations < 1) throw py::value_error("simulations must be at least 1");
@@ -369,6 +370,8 @@ void bind_search(py::module_& m) {
     if (race_z && !(*race_z >= 0.0)) throw py::value_error("race_z must be at least 0 (None: never)");
     if (probs && (probs->ndim() != 1 || probs->size() != ft::NUM_ACTIONS || top_k < 1))
       throw py::value_error("probs: one probability per action id (307), and top_k at least 1");
+    if (stop_after && std::isnan(*stop_after)) throw py::value_error("stop_after must be a number of seconds");
+    if (stop_after) st.budget.deadline = ftcore::Deadline::after(*stop_after);
     st.budget.simulations = simulations;
     st.budget.time_limit = time_limit ? *time_limit : -1.0;
     st.budget.min_simulations = min_simulations;
@@ -395,9 +398,10 @@ void bind_search(py::module_& m) {
      py::arg("min_simulations") = 8, py::arg("rollout_rounds") = 5, py::arg("beta") = 0.45,
      py::arg("eval_weight") = 1.0, py::arg("temperature") = 3.0, py::arg("margin_weight") = 0.2,
      py::arg("race_z") = 2.0, py::arg("min_samples") = 8, py::arg("probs") = py::none(), py::arg("top_k") = 4,
-     py::arg("weight") = 0.02,
+     py::arg("weight") = 0.02, py::arg("stop_after") = py::none(),
      "MCTSAgent.search from a public view with the agent's generator rng_words (its settings as keywords; probs:\n"
-     "a policy's probability of every action id, for the guided rollout search): (action, rollouts run, the\n"
+     "a policy's probability of every action id, for the guided rollout search; stop_after: the decision's\n"
+     "deadline in seconds from now, a hard stop whatever the budget, None: none): (action, rollouts run, the\n"
      "actions searched, each one's mean reward, the generator's words after).");
 }
 

@@ -23,7 +23,7 @@ struct Scoring {
 
 // MCTSAgent's settings
 struct Settings {
-  ftcore::Budget budget;
+  ftcore::Budget budget;  // (with the decision's deadline, if any)
   ftcore::Schedule schedule;
   int rollout_rounds = 5;  // -1: to the end of the game
   double beta = 0.45;
