@@ -726,7 +726,7 @@ PAGE_GAME = {"docs/campanile.md": "campanile", "docs/rules.md": "five_towers"}
 AGENT_SPEC = re.compile(r"(?<![\w/.:=-])([a-z][a-z0-9-]*:[a-z_]\w*=[^\s,`'\")]*(?:,[a-z_]\w*=[^\s,`'\")]*)*)")
 #: specs the docs show as errors on purpose (docs/evaluation.md, "Every agent's settings are checked"):
 #: each must be rejected
-INVALID_ON_PURPOSE = {"mcts:sims=10", "mcts:simulations=abc"}
+INVALID_ON_PURPOSE = {"mcts:sims=10", "mcts:simulations=abc", "mcts:temperature=0"}
 
 
 def check_agent_specs(doc: Doc) -> list[str]:

@@ -290,6 +290,23 @@ def agent_rows(spec: GameSpec) -> list[str]:
     return rows
 
 
+def setting_rows(spec: GameSpec) -> list[str]:
+    """The agents' settings with a range (their classes' ``SETTING_RANGES``, which the registry checks), in the
+    order of ``agents_of``: agent, setting, default, range; a product bound as ``a`` × ``b``."""
+    from five_towers_env.agents.registry import agent_setting_defaults, agent_setting_ranges, agents_of
+    from five_towers_env.core.setting_ranges import product_settings
+
+    rows = ["| agent | setting | default | range |", "|---|---|---|---|"]
+    for name in agents_of(spec):
+        defaults = agent_setting_defaults(name, game=spec)
+        for key, allowed in agent_setting_ranges(name, game=spec).items():
+            pair = product_settings(key)
+            setting = f"`{pair[0]}` × `{pair[1]}`" if pair else f"`{key}`"
+            default = "" if pair or key not in defaults else f"`{defaults[key]!r}`"
+            rows.append(f"| `{name}` | {setting} | {default} | {cell(str(allowed))} |")
+    return rows
+
+
 def rules_links(spec: GameSpec) -> list[str]:
     """The docs pages the game's package docstring names (its rules first), as links from docs/games/."""
     doc = importlib.import_module(spec.module).__doc__ or ""
@@ -456,6 +473,14 @@ def game_page(name: str) -> str:
               f"The agents every tool seats by name in this game (`make_agent(name, game=\"{spec.name}\")`, "
               f"`--agents`), from `agents_of(\"{spec.name}\")` (`five_towers_env.agents.registry`):", "",
               *agent_rows(spec), "",
+              "Their settings' ranges (each class's `SETTING_RANGES`, `five_towers_env.core.setting_ranges`): "
+              "the registry checks them when an agent spec is parsed, and refuses a value outside its range, or a "
+              "number that is not finite, in one line (`AgentSettingError`, a `ValueError`; exit status 2 on "
+              "the command line). `None`, where a setting takes it, is always allowed. The counts' upper bounds "
+              "keep one decision within about ten seconds on the native core (the other settings at their "
+              "defaults); the Python engine's searches are much slower, and `time_limit` or `--move-timeout` "
+              "bound those.", "",
+              *setting_rows(spec), "",
               "## Rules", "",
               *rules_links(spec), "",
               "## Version history", "",

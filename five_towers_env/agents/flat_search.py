@@ -23,6 +23,7 @@ import numpy as np
 from five_towers_env.core.agent import legal_actions
 from five_towers_env.core.deadline import current_deadline
 from five_towers_env.core.search import Budget, Race, flat_search
+from five_towers_env.core.setting_ranges import Range
 from five_towers_env.core.state import State, win_shares
 
 
@@ -65,7 +66,13 @@ class FlatSearchAgent:
         z: the race's elimination threshold in standard errors (``None``: never drop a candidate).
         min_samples: samples before the race may drop a candidate.
         name: the agent's display name.
+
+    ``SETTING_RANGES``: what each setting may be (:mod:`five_towers_env.core.setting_ranges`). What a rollout
+    costs is the game's (random moves to the end through its engine): ``--move-timeout`` bounds a slow game's
+    decisions.
     """
+
+    SETTING_RANGES = {"simulations": Range(1, 100_000), "z": Range(0, 100), "min_samples": Range(1, 100_000)}
 
     def __init__(self, seed: int | None = None, simulations: int = 400, z: float | None = 2.0,
                  min_samples: int = 8, name: str = "mcts") -> None:

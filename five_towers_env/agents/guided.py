@@ -20,7 +20,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -30,6 +30,7 @@ from five_towers_env.core.deadline import current_deadline
 from five_towers_env.core.game import DEFAULT_GAME, GameSpec, get_game
 from five_towers_env.core.guided_search import PUCT, GuidedResult, guided_search
 from five_towers_env.core.search import ActionPrior
+from five_towers_env.core.setting_ranges import PROBABILITY, OneOf, Range, SettingRange, range_problem
 from five_towers_env.numerics import blas_threads
 
 
@@ -93,6 +94,8 @@ class NetworkAgent(PolicyAgent):
         """The network file it plays in the setup (:func:`network_files`)."""
         return network_files(settings, game, num_players, variant)
 
+    SETTING_RANGES: ClassVar[dict[str, SettingRange]] = {}  # no numbers (ppo's version is not one of its settings)
+
     def __init__(self, path: str | Path | None = None, seed: int | None = None, deterministic: bool = True,
                  name: str = "net", game: str | None = None) -> None:
         game_name = DEFAULT_GAME if game is None else game  # a public agent class: 5 Towers unless told
@@ -126,6 +129,12 @@ class _SpecHooks:
 GUIDED_DEFAULTS: dict[str, Any] = {"search": "puct", "simulations": 64, "determinisations": 8, "c_puct": 1.0,
                                    "top_k": 4, "prior_weight": 0.02}
 SEARCHES = ("puct", "rollouts")
+#: the most ``simulations``: 2,000 network evaluations (``puct``) took about 1 s per decision with the shipped
+#: networks, on a loaded 2-core machine (Campanile's 1,000 about 0.5 s); ``rollouts`` is the game's ``mcts``,
+#: whose own bounds are higher
+MAX_SIMULATIONS = 10_000
+#: the most ``determinisations`` (every tree costs at least two network evaluations; expert iteration's limit)
+MAX_DETERMINISATIONS = 1_024
 
 
 class GuidedSearchAgent(AgentBase):
@@ -152,9 +161,19 @@ class GuidedSearchAgent(AgentBase):
         top_k: ``rollouts``: the candidates searched, the network's most likely.
         prior_weight: ``rollouts``: the weight of a candidate's log-probability beside its mean reward.
         game: the game it plays (``make_agent`` fills it in).
+
+    ``SETTING_RANGES``: what each setting may be (:mod:`five_towers_env.core.setting_ranges`), checked by the
+    agent registry and, for those the network file gives, when the agent is built.
     """
 
     pool_opponent = False  # it plays a trained network
+    SETTING_RANGES: ClassVar[dict[str, SettingRange]] = {
+        "search": OneOf(*SEARCHES), "simulations": Range(1, MAX_SIMULATIONS),
+        "determinisations": Range(1, MAX_DETERMINISATIONS),
+        "c_puct": Range(0, 100, low_open=True),  # 0 would leave the network's prior out of the tree's choice
+        "noise": PROBABILITY,  # the share of Dirichlet noise in the root's prior
+        "top_k": Range(1, 1_000), "prior_weight": Range(0, 100),
+    }
 
     @classmethod
     def files(cls, settings: Mapping[str, Any], game: GameSpec, num_players: int,
@@ -171,6 +190,7 @@ class GuidedSearchAgent(AgentBase):
                  "c_puct": c_puct, "top_k": top_k, "prior_weight": prior_weight}
         stored = self.net.meta.get("guided", {}) if isinstance(self.net.meta.get("guided"), dict) else {}
         cfg = {**GUIDED_DEFAULTS, **stored, **{k: v for k, v in given.items() if v is not None}}
+        self._check_stored({key: cfg[key] for key in GUIDED_DEFAULTS if given[key] is None and key in stored})
         if cfg["search"] not in SEARCHES:
             raise ValueError(f"guided: search must be one of {', '.join(SEARCHES)}, got {cfg['search']!r}")
         if int(cfg["simulations"]) < 1 or int(cfg["determinisations"]) < 1 or int(cfg["top_k"]) < 1:
@@ -187,6 +207,17 @@ class GuidedSearchAgent(AgentBase):
         self.rollouts: Any = None
         if cfg["search"] == "rollouts":
             self.rollouts = self._rollout_search(seed, cfg)
+
+    def _check_stored(self, stored: dict[str, Any]) -> None:
+        """The settings the network file's ``meta["guided"]`` gives, each within its range: the registry checks
+        those given to it by name (a caller in Python, such as the expert-iteration trainer, answers for its
+        own)."""
+        for key, value in stored.items():
+            number = isinstance(value, (int, float)) and not isinstance(value, bool)
+            problem = (range_problem(value, self.SETTING_RANGES[key], "a number") if number or key == "search"
+                       else f"must be a number, got {value!r}")
+            if problem:
+                raise ValueError(f"guided: {key} (from {self.net.policy.path.name}'s meta) {problem}")
 
     def _rollout_search(self, seed: int | None, cfg: dict[str, Any]) -> Any:
         """The game's ``mcts`` agent with this network's prior."""

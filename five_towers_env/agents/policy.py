@@ -28,13 +28,14 @@ import warnings
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from five_towers_env.agents.network_file import NumpyNetwork, read_network, stacked_logits
 from five_towers_env.core.agent import AgentBase, SetupWarning, WaitingGames, path_setting_files
 from five_towers_env.core.game import DEFAULT_GAME, GameSpec, get_game, parse_setup_key
+from five_towers_env.core.setting_ranges import Range, SettingRange
 
 #: (policy file, players, variant) already warned about in this process: one warning per setup
 _WARNED: set[tuple[str, int, str]] = set()
@@ -107,6 +108,9 @@ class PolicyAgent(AgentBase):
     """
 
     pool_opponent = False  # it plays a trained network
+    #: what each setting may be (:mod:`five_towers_env.core.setting_ranges`): the shipped versions are
+    #: numbered from 1 (one the game does not ship is refused, naming those it does)
+    SETTING_RANGES: ClassVar[dict[str, SettingRange]] = {"version": Range(1, 1_000)}
 
     # the network in play (set by _use: one policy file per setup when shipped)
     network: NumpyNetwork

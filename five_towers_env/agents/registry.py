@@ -7,9 +7,12 @@ function here takes ``game=`` (default ``"five_towers"``) to say which game's na
 Every entry point (``five-towers --agents mcts:simulations=100``, ``evaluate()``, training pools)
 builds agents through :func:`make_agent`, which checks the settings against the agent class's
 ``__init__`` first: an unknown setting lists the valid ones, a value of the wrong type names the
-setting and the type wanted. An agent whose ``__init__`` takes ``**params`` declares the names in
-a module-level ``DEFAULT_PARAMS`` mapping (the heuristic's weights); without one it takes any setting and
-checks them itself (``py:``, which hands them to the user's factory).
+setting and the type wanted, and a value outside the setting's range (the class's ``SETTING_RANGES``,
+:mod:`five_towers_env.core.setting_ranges`; every number finite) names the setting and its range. An agent
+whose ``__init__`` takes ``**params`` declares the names in a module-level ``DEFAULT_PARAMS`` mapping (the
+heuristic's weights); without one it takes any setting and checks them itself (``py:``, which hands them to
+the user's factory). A ``game`` setting (the agents that load a file for a game) may only name the game
+played, which :func:`make_agent` fills in anyway.
 """
 from __future__ import annotations
 
@@ -28,6 +31,7 @@ import numpy as np
 
 from five_towers_env.core.agent import Agent, AgentBase
 from five_towers_env.core.game import DEFAULT_GAME, GameSpec, get_game
+from five_towers_env.core.setting_ranges import SettingRange, product_settings, range_problem, setting_ranges
 
 #: the agents every game has, registry name -> ``"module:Class"``: first uniform random (it reads only the mask)
 RANDOM_AGENT = {"random": "five_towers_env.core.agent:RandomAgent"}
@@ -184,10 +188,65 @@ def _describe(hint: Any) -> str:
     return _WORDS.get(hint, getattr(hint, "__name__", str(hint)))
 
 
+def agent_setting_ranges(name: str, *, game: str | GameSpec) -> dict[str, SettingRange]:
+    """The ranges agent ``name`` of ``game`` declares for its settings (its class's ``SETTING_RANGES``,
+    :mod:`five_towers_env.core.setting_ranges`); a ``"a*b"`` key bounds the product of two settings."""
+    return setting_ranges(agent_class(_check_name(name, game), game=game))
+
+
+def agent_setting_defaults(name: str, *, game: str | GameSpec) -> dict[str, Any]:
+    """The default of each setting of agent ``name`` of ``game`` that has one (the ``__init__``'s, or the
+    module's ``DEFAULT_PARAMS`` for ``**params``)."""
+    cls: type[Any] = agent_class(_check_name(name, game), game=game)
+    out: dict[str, Any] = dict(getattr(sys.modules[cls.__module__], "DEFAULT_PARAMS", None) or {})
+    for p in inspect.signature(cls.__init__).parameters.values():
+        if p.default is not inspect.Parameter.empty and p.name != "seed":
+            out[p.name] = p.default
+    return out
+
+
+def _number_word(hint: Any) -> str:
+    """The kind of number a setting's type hint names, for a range message: ``an integer``, ``a number``."""
+    args = typing.get_args(hint) if typing.get_origin(hint) in (typing.Union, types.UnionType) else (hint,)
+    numbers = [a for a in args if a is not type(None)]
+    return _describe(numbers[0]) if len(numbers) == 1 else _describe(hint)
+
+
+def _check_game_setting(name: str, value: Any, game: str | GameSpec) -> None:
+    """A ``game`` setting names the game played (or is None): the registry fills it in from ``game``."""
+    played = get_game(game)
+    try:
+        named = get_game(value).name if value is not None else played.name
+    except (ValueError, TypeError):
+        named = None
+    if named != played.name:
+        raise AgentSettingError(f"{name} setting game must be the game played, {played.name!r}, got {value!r}; "
+                                f"leave it out (the agent plays the game it is seated in: make_agent(..., "
+                                f"game=...), --game)")
+
+
+def _check_ranges(name: str, settings: Mapping[str, Any], valid: Mapping[str, Any], game: str | GameSpec) -> None:
+    """Every declared setting within its class's range, and every number finite (see the module docstring)."""
+    ranges = agent_setting_ranges(name, game=game)
+    for key, value in settings.items():
+        if key in valid:
+            problem = range_problem(value, ranges.get(key), _number_word(valid[key]))
+            if problem:
+                raise AgentSettingError(f"{name} setting {key} {problem}")
+    products = [(pair, allowed) for key, allowed in ranges.items() if (pair := product_settings(key))]
+    defaults = agent_setting_defaults(name, game=game) if products else {}
+    for pair, allowed in products:
+        a, b = (settings.get(k, defaults.get(k)) for k in pair)
+        if a is not None and b is not None and a * b not in allowed:
+            raise AgentSettingError(f"{name} settings {pair[0]} and {pair[1]}: their product (the work of one "
+                                    f"decision) must be {allowed}, got {a} * {b} = {a * b}")
+
+
 def check_agent_settings(name: str, settings: Mapping[str, Any], *,
                          game: str | GameSpec) -> dict[str, Any]:
     """Raise :class:`AgentSettingError` (or :class:`AgentSettingTypeError`) unless every setting is one
-    agent ``name`` of ``game`` takes, with a value of its type; return the settings as a dict."""
+    agent ``name`` of ``game`` takes, with a value of its type within its range (see the module docstring);
+    return the settings as a dict."""
     valid = agent_settings(_check_name(name, game), game=game)
     known = ", ".join(k for k in valid if k != ANY_SETTING) or "none"
     for key, value in settings.items():
@@ -205,6 +264,9 @@ def check_agent_settings(name: str, settings: Mapping[str, Any], *,
             if isinstance(value, (float, np.floating)) and float(value).is_integer() and "integer" in wanted:
                 hint_text = f"; write {int(value)}"
             raise AgentSettingTypeError(f"{name} setting {key} must be {wanted}, got {value!r}{hint_text}")
+        if key == "game":
+            _check_game_setting(name, value, game)
+    _check_ranges(name, settings, valid, game)
     return dict(settings)
 
 
@@ -263,6 +325,7 @@ def files_played_from(text: str, num_players: int, variant: str, *,
 def make_agent_from_text(text: str, /, seed: int | None = None, *, game: str | GameSpec = DEFAULT_GAME) -> Agent:
     """Build an agent from a spec string such as ``"mcts:simulations=50"`` (see :func:`parse_agent_text`)."""
     name, settings = parse_agent_text(text, game=game)
+    settings.pop("game", None)  # the game played (checked): make_agent fills it in
     return make_agent(name, seed=seed, game=game, **settings)
 
 
@@ -271,8 +334,9 @@ def make_agent(name: str, /, seed: int | None = None, *, game: str | GameSpec = 
 
     Unknown names and settings raise :class:`AgentSettingError` listing the valid ones (of that
     game); a setting of the wrong type raises :class:`AgentSettingTypeError` (a ``ValueError`` and a
-    ``TypeError``). An agent with a setting called ``game`` (the human seat) is given ``game``'s name
-    there, so it knows its game before its first decision."""
+    ``TypeError``); one outside its range an :class:`AgentSettingError`. An agent with a setting called
+    ``game`` (the human seat, the agents that load a file) is given ``game``'s name there, so it knows its
+    game before its first decision."""
     check_agent_settings(name, kwargs, game=game)
     cls = agent_class(name, game=game)
     if "game" in agent_settings(name, game=game):
@@ -281,6 +345,7 @@ def make_agent(name: str, /, seed: int | None = None, *, game: str | GameSpec = 
 
 
 __all__ = ["AgentSettingError", "AgentSettingTypeError", "agents_of", "agent_names", "agent_class", "agent_settings",
+           "agent_setting_defaults", "agent_setting_ranges",
            "check_agent_settings", "files_played_from", "is_interactive", "make_agent", "make_agent_from_text",
            "parse_agent_text", "pool_opponents", "unknown_agent_message", "RANDOM_AGENT", "POLICY_AND_USER_AGENTS",
            "SEARCH_AGENT", "NETWORK_AGENTS", "OPENSPIEL_AGENTS"]

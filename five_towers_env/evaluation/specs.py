@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from typing import Any, Union
 
 from five_towers_env.agents.registry import (
-    agent_class,
     agents_of,
     check_agent_settings,
     make_agent,
@@ -57,9 +56,7 @@ class AgentSpec:
             return _call_factory(self.factory, seed, dict(self.kwargs))
         assert self.name is not None, "a spec without a factory names a registry agent"
         kwargs = dict(self.kwargs)
-        if "name" in kwargs or "game" in kwargs:
-            # make_agent's own parameters are called ``name`` and ``game``: build the class directly
-            return agent_class(self.name, game=self.game)(seed=seed, **kwargs)
+        kwargs.pop("game", None)  # the game played (checked when parsed): make_agent fills it in
         return make_agent(self.name, seed=seed, game=self.game, **kwargs)
 
     def for_game(self, game: str) -> AgentSpec:
@@ -106,6 +103,7 @@ def to_spec(spec: Any, game: str) -> AgentSpec:
         base = parse_agent_spec(name, game)
         assert base.name is not None
         items = tuple(base.kwargs) + tuple(kwargs.items())
+        check_agent_settings(base.name, dict(items), game=base.game)  # names, types and ranges, before any game
         label = base.name + (":" + ",".join(f"{k}={v!r}" for k, v in items) if items else "")
         return AgentSpec(label=label, name=base.name, kwargs=items, game=base.game)
     if callable(spec) and (isinstance(spec, type) or not hasattr(spec, "act")):

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from five_towers_env.core.agent import AgentBase, WaitingGames, legal_actions
+from five_towers_env.core.setting_ranges import WEIGHT
 from five_towers_env.games.campanile import actions as A
 from five_towers_env.games.campanile.agents import native
 from five_towers_env.games.campanile.endgame import next_player_endings
@@ -163,7 +164,11 @@ class HeuristicAgent(AgentBase):
         name: the agent's display name.
 
     Attribute ``native`` (default True): decide in C++ where the native core is active; False: in Python.
+    ``SETTING_RANGES``: what each setting may be (:mod:`five_towers_env.core.setting_ranges`).
     """
+
+    SETTING_RANGES = {"spread": WEIGHT, "contest": WEIGHT, "chip_cost": WEIGHT, "card_weight": WEIGHT,
+                      "end_weight": WEIGHT}
 
     def __init__(self, seed: int | None = None, spread: float = 1.0, contest: float = 0.6,
                  chip_cost: float = 0.35, card_weight: float = 0.3, end_weight: float = 20.0,

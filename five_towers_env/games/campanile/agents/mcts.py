@@ -48,12 +48,20 @@ import numpy as np
 from five_towers_env.core.agent import legal_actions
 from five_towers_env.core.deadline import current_deadline
 from five_towers_env.core.search import Budget, Halving, flat_search
+from five_towers_env.core.setting_ranges import PROBABILITY, WEIGHT, Range
 from five_towers_env.games.campanile.agents import native
 from five_towers_env.games.campanile.agents.heuristic import Evaluator, HeuristicAgent, scored_actions, scored_turns
 from five_towers_env.games.campanile.agents.search_hooks import CampanileSearch, rollout_action
 from five_towers_env.games.campanile.state import CampanileState, Phase
 
 _BET = int(Phase.BET)
+
+#: the most rollouts one decision may take: 500,000 took 5 to 8 s on the native core in the slowest setups
+#: measured (2 and 5 players, both variants, searching from the first turn, every candidate, rollouts to the
+#: end, on a loaded 2-core machine); the Python search is about 140 times slower (``--move-timeout``)
+MAX_SIMULATIONS = 500_000
+#: ``rollout_turns`` and ``search_from`` past this are more than a game has (a pile holds 13 to 18 cards)
+MAX_TURNS = 100
 
 
 class MCTSAgent:
@@ -80,7 +88,19 @@ class MCTSAgent:
             measured no stronger against the heuristic (its rollouts are too rough to beat the
             heuristic's evaluation there) and costs several times the time.
         name: the agent's display name.
+
+    ``SETTING_RANGES``: what each setting may be (:mod:`five_towers_env.core.setting_ranges`; the agent
+    registry checks them).
     """
+
+    SETTING_RANGES = {
+        "simulations": Range(1, MAX_SIMULATIONS),
+        "candidates": Range(0, 1_000),  # 0: all (a turn has far fewer)
+        "rollout_turns": Range(0, MAX_TURNS), "bet_rate": PROBABILITY, "lead_rate": PROBABILITY,
+        "temperature": Range(0, 1_000, low_open=True),  # the logistic divides by it
+        "margin_weight": WEIGHT, "prior": WEIGHT, "spread": WEIGHT, "contest": WEIGHT, "chip_cost": WEIGHT,
+        "search_from": Range(0, MAX_TURNS),
+    }
 
     def __init__(self, seed: int | None = None, simulations: int = 400, candidates: int = 3,
                  rollout_turns: int | None = None, bet_rate: float = 0.5, lead_rate: float = 0.0,

@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from five_towers_env.core.agent import AgentBase, WaitingGames, legal_actions
+from five_towers_env.core.setting_ranges import PROBABILITY, WEIGHT
 from five_towers_env.games.five_towers import actions as A
 from five_towers_env.games.five_towers.agents import native
 from five_towers_env.games.five_towers.builder import DONE as ROUND_DONE
@@ -348,7 +349,14 @@ class _Context:
 
 
 class HeuristicAgent(AgentBase):
-    """Evaluation-driven rule-based player (see the module docstring)."""
+    """Evaluation-driven rule-based player (see the module docstring).
+
+    Settings: the weights of :data:`DEFAULT_PARAMS`, each within its ``SETTING_RANGES``
+    (:mod:`five_towers_env.core.setting_ranges`; the agent registry checks them)."""
+
+    SETTING_RANGES = {"chain_weight": WEIGHT, "zero_weight": WEIGHT, "pair_weight": WEIGHT,
+                      "recover_relief": PROBABILITY,  # a share of the teardown penalty
+                      "opponent_weight": WEIGHT}
 
     def __init__(self, seed: int | None = None, name: str = "heuristic", **params: float) -> None:
         unknown = set(params) - set(DEFAULT_PARAMS)

@@ -60,11 +60,21 @@ import numpy as np
 
 from five_towers_env.core.deadline import current_deadline
 from five_towers_env.core.search import ActionPrior, Budget, Race, flat_search
+from five_towers_env.core.setting_ranges import PROBABILITY, WEIGHT, Range
 from five_towers_env.games.five_towers.agents import native
 from five_towers_env.games.five_towers.agents.plans import POT, chain, choose_bid, game_left, make_plan
 from five_towers_env.games.five_towers.agents.rollout import evaluate, fast_rollout, play_rounds, rollout_action
 from five_towers_env.games.five_towers.agents.search_hooks import FiveTowersSearch, Scoring, round_ends, tree_actions
 from five_towers_env.games.five_towers.state import GameState
+
+#: the most rollouts one decision may take: 50,000 took about 4 s (base) and 9 s (Great Powers) on the native core
+#: in the slowest setups measured (5 players, ``rollout_rounds=None``, ``race_z=None``, early in the game, on a
+#: loaded 2-core machine); the Python search is about 70 times slower (``time_limit``, ``--move-timeout``)
+MAX_SIMULATIONS = 50_000
+#: the longest ``time_limit``, in seconds
+MAX_TIME_LIMIT = 60.0
+#: the most ``rollout_rounds``: more than a game has (about 35), so the same as None
+MAX_ROLLOUT_ROUNDS = 100
 
 
 class MCTSAgent:
@@ -88,7 +98,20 @@ class MCTSAgent:
         policy: a network's say (:class:`~five_towers_env.core.search.ActionPrior`, from its
             ``probabilities(observation)``): only its ``top_k`` most likely candidates are searched, each
             with its log-probability prior (the ``guided`` agent's rollout search); None: every candidate.
+
+    ``SETTING_RANGES``: what each setting may be (:mod:`five_towers_env.core.setting_ranges`; the agent
+    registry checks them).
     """
+
+    SETTING_RANGES = {
+        "simulations": Range(1, MAX_SIMULATIONS), "time_limit": Range(0, MAX_TIME_LIMIT, low_open=True),
+        "rollout_rounds": Range(0, MAX_ROLLOUT_ROUNDS), "beta": WEIGHT,
+        "eval_weight": Range(0, 100),  # at 1,000 the margins overflow the Python search's logistic
+        "temperature": Range(0, 1_000, low_open=True),  # the soft-max divides by it
+        "margin_weight": PROBABILITY,  # a share of the reward
+        "race_z": Range(0, 100), "min_samples": Range(1, MAX_SIMULATIONS),
+        "min_simulations": Range(0, MAX_SIMULATIONS),  # 0: no minimum under time_limit
+    }
 
     def __init__(self, seed: int | None = None, simulations: int = 400, time_limit: float | None = None,
                  rollout_rounds: int | None = 5, beta: float = 0.45, eval_weight: float = 1.0,
