@@ -195,3 +195,15 @@ def test_the_pettingzoo_env_refuses_what_is_not_in_its_space_also_under_python_O
 
 def test_the_out_of_bounds_error_is_both_illegal_and_an_assertion():
     assert issubclass(ActionOutOfBoundsError, IllegalActionError) and issubclass(ActionOutOfBoundsError, AssertionError)
+
+
+@pytest.mark.parametrize("c_puct", [-1.0, 0.0, 1e9])
+def test_expert_iteration_checks_c_puct_against_the_guided_range(c_puct):
+    import yaml
+
+    from five_towers_env.training.expert.config import build_expert_config
+
+    data = yaml.safe_load((ROOT / "configs" / "expert_2p.yaml").read_text())
+    with pytest.raises(ConfigError, match="c_puct: must be a number above 0"):
+        build_expert_config(data, {"c_puct": c_puct})
+    assert build_expert_config(data, {"c_puct": 2.5}).c_puct == 2.5

@@ -173,6 +173,12 @@ class ExpertConfig:
                     "teacher_generations"):
             if int(getattr(self, key)) < 0:
                 raise ConfigError(f"{key}: must be at least 0, got {getattr(self, key)!r}")
+        from five_towers_env.agents.registry import agent_setting_ranges
+        from five_towers_env.core.setting_ranges import range_problem
+
+        problem = range_problem(self.c_puct, agent_setting_ranges("guided", game=spec.name)["c_puct"], "a number")
+        if problem:  # the guided search's own range (the agent registry's)
+            raise ConfigError(f"c_puct: {problem}")
         if not 0.0 <= self.root_noise < 1.0:
             raise ConfigError(f"root_noise: in [0, 1), got {self.root_noise!r}")
         if self.teacher_generations and not self.teacher:
