@@ -6,6 +6,7 @@ kilobyte and a fraction of a millisecond each. So a run's games are bounded:
 * :data:`MAX_GAMES`: ``--games`` of ``evaluate``, ``rate`` and ``zoo``, and of ``tournament`` per group
   and in all (the groups times the games); more is refused at once, in one line, exit status 2;
 * :data:`MAX_GAME_INDEX`: ``play --game-index`` (the last game an evaluation may have);
+* :data:`MAX_TABLES`: ``serve --max-games`` (default :data:`DEFAULT_TABLES`);
 * ``--workers`` above the cores this process may use (:func:`usable_cpus`) is capped there, with a warning,
   unless ``--force-workers`` is given (more processes than cores only share them).
 
@@ -27,6 +28,10 @@ from typing import Any
 MAX_GAMES = 1_000_000
 #: the highest ``play --game-index``: the last game of the largest evaluation
 MAX_GAME_INDEX = MAX_GAMES - 1
+#: the most games ``five-towers serve --max-games`` keeps at once (each a few hundred kilobytes at most)
+MAX_TABLES = 10_000
+#: the games ``five-towers serve`` keeps at once by default; past that the one left alone longest is forgotten
+DEFAULT_TABLES = 100
 
 
 def _count(text: str, low: int, high: int, wanted: str) -> int:
@@ -113,5 +118,5 @@ def tournament_games_problem(num_agents: int, num_players: int, games: int) -> s
     return None
 
 
-__all__ = ["MAX_GAMES", "MAX_GAME_INDEX", "cap_workers", "eval_games_arg", "game_index_arg", "games_arg", "job_at",
-           "play_agents", "tournament_games_problem", "usable_cpus"]
+__all__ = ["DEFAULT_TABLES", "MAX_GAMES", "MAX_GAME_INDEX", "MAX_TABLES", "cap_workers", "eval_games_arg",
+           "game_index_arg", "games_arg", "job_at", "play_agents", "tournament_games_problem", "usable_cpus"]

@@ -1,5 +1,6 @@
 """What the tests of ``five-towers serve`` share: a real server in a subprocess on a free port, agents that fail
-in each way, and a game's fingerprint (what must not change when a request is refused)."""
+in each way, a game's fingerprint (what must not change when a request is refused), and games played through
+Starlette's test client (imported only when a test asks for one: the browser tests run without it)."""
 from __future__ import annotations
 
 import json
@@ -38,6 +39,18 @@ BAD_AGENTS = textwrap.dedent('''
             pass
         def act(self, observation, info):
             return -5
+
+    class Stuck:
+        """Never returns in time: waits until the file ``release`` exists (a test's way to end its threads)."""
+        name = "stuck"
+        def __init__(self, seed=None, release="release"):
+            self.release = release
+            self.last_values = {}  # looks like a search agent, so that it can stand as a hint agent too
+        def act(self, observation, info):
+            import os
+            while not os.path.exists(self.release):
+                time.sleep(0.02)
+            return info["legal_actions"][0]
 ''')
 
 
@@ -77,6 +90,55 @@ class Server:
         return self.proc.returncode
 
     output = ""
+
+
+JSON = {"content-type": "application/json"}
+
+
+def client(game: str = "five_towers", agents=("human", "random"), players: int = 2, variant: str | None = None,
+           **kw):
+    """Starlette's test client on a server of this setup (``kw``: the rest of :class:`Setup`, or
+    ``allowed_hosts``/``token`` of ``create_app``)."""
+    import warnings
+
+    from five_towers_env.core.game import get_game
+    from five_towers_env.web.app import create_app
+    from five_towers_env.web.tables import Setup
+
+    with warnings.catch_warnings():  # Starlette 1.10 suggests httpx2, which needs Python 3.11+
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+    app_kw = {k: kw.pop(k) for k in ("allowed_hosts", "token") if k in kw}
+    variant = variant or get_game(game).default_variant
+    return TestClient(create_app(Setup(game, variant, players, tuple(agents), **kw), **app_kw))
+
+
+def tables_of(c):
+    """The games of a test client's server."""
+    return c.app.state.tables
+
+
+def new(c) -> dict:
+    r = c.post("/api/games", json={})
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def step(c, s: dict) -> dict:
+    """One move: the person's first legal move, or the next agent's (or forced) one."""
+    if s["waiting"] == "person":
+        r = c.post(f"/api/games/{s['id']}/move", json={"action": s["legal"][0]["action"], "at": s["moves"]})
+    else:
+        r = c.post(f"/api/games/{s['id']}/advance", json={"at": s["moves"]})
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def finish(c, s: dict) -> dict:
+    while s["waiting"] != "over":
+        assert s["waiting"] in ("person", "agent", "forced"), s["error"]
+        s = step(c, s)
+    return s
 
 
 def fingerprint(table) -> str:

@@ -26,43 +26,9 @@ from five_towers_env.core.game import GAMES, get_game
 from five_towers_env.replay import check_replay, loads_record
 from five_towers_env.web.app import MAX_BODY, create_app
 from five_towers_env.web.hints import candidate_values, hint_rows
-from five_towers_env.web.tables import Setup, Tables
+from five_towers_env.web.tables import Setup
 
-from serve_helpers import Server, bad_agents, fingerprint
-
-JSON = {"content-type": "application/json"}
-
-
-def client(game="five_towers", agents=("human", "random"), players=2, variant=None, **kw) -> TestClient:
-    variant = variant or get_game(game).default_variant
-    return TestClient(create_app(Setup(game, variant, players, tuple(agents), **kw)))
-
-
-def tables_of(c: TestClient) -> Tables:
-    return c.app.state.tables
-
-
-def new(c: TestClient) -> dict:
-    r = c.post("/api/games", json={})
-    assert r.status_code == 201, r.text
-    return r.json()
-
-
-def step(c: TestClient, s: dict) -> dict:
-    """One move: the person's first legal move, or the next agent's (or forced) one."""
-    if s["waiting"] == "person":
-        r = c.post(f"/api/games/{s['id']}/move", json={"action": s["legal"][0]["action"], "at": s["moves"]})
-    else:
-        r = c.post(f"/api/games/{s['id']}/advance", json={"at": s["moves"]})
-    assert r.status_code == 200, r.text
-    return r.json()
-
-
-def finish(c: TestClient, s: dict) -> dict:
-    while s["waiting"] != "over":
-        assert s["waiting"] in ("person", "agent", "forced"), s["error"]
-        s = step(c, s)
-    return s
+from serve_helpers import JSON, Server, bad_agents, client, fingerprint, finish, new, step, tables_of
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
@@ -402,7 +368,8 @@ def test_other_commands_import_nothing_of_the_web_stack():
 def test_a_real_server_answers_on_its_address_and_stops_on_ctrl_c():
     server = Server("--agents", "random", "random", "--seed", "3")
     try:
-        assert "(5 Towers, 2 players, base; agents random, random; seed 3; Ctrl-C stops)" in server.first_line
+        assert ("(5 Towers, 2 players, base; agents random, random; seed 3: anyone who knows it can rebuild the "
+                "deals; Ctrl-C stops)") in server.first_line
         host, port = server.url.split("//")[1].rstrip("/").split(":")
         conn = http.client.HTTPConnection(host, int(port), timeout=30)
         conn.request("GET", "/")

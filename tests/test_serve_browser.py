@@ -72,6 +72,7 @@ def servers(tmp_path_factory):
         "campanile": ("--game", "campanile", "--agents", "human", "random", "--seed", "2"),
         "watch": ("--game", "campanile", "--agents", "random", "random", "--players", "3", "--seed", "3"),
         "failing": ("--agents", "human", f"py:path={agents}:Boom", "--seed", "0"),
+        "remote": ("--agents", "human", "random", "--host", "0.0.0.0", "--allow-remote"),
     }
     started: dict[str, Server] = {}
 
@@ -79,7 +80,7 @@ def servers(tmp_path_factory):
         def __getitem__(self, name: str) -> str:
             if name not in started:
                 started[name] = Server(*commands[name])
-            return started[name].url
+            return started[name].url.replace("0.0.0.0", "127.0.0.1")  # listening everywhere: here too
 
     yield Servers()
     for server in started.values():
@@ -167,6 +168,10 @@ def test_a_person_plays_a_whole_game_to_its_end(name, context, servers, tmp_path
     rng = np.random.default_rng(5)
     decisions = 0
     while settle(page) == "person":
+        if decisions == 0:  # the deal is secret, and the page says that --seed lets anyone rebuild it
+            expect(page.locator("#sub")).to_contain_text("The deal is secret until the game is over")
+            expect(page.locator("#seeded")).to_be_visible()
+            expect(page.locator("#record")).to_have_attribute("aria-disabled", "true")  # no record yet
         if decisions == 0:  # every legal move is a button named as the command line names it, and in the list
             legal = server_state(page)["legal"]
             assert legal_buttons(page).all_inner_texts() == [m["name"] for m in legal]
@@ -188,6 +193,7 @@ def test_a_person_plays_a_whole_game_to_its_end(name, context, servers, tmp_path
     assert settle(page) == "over" and decisions > 10
     expect(page.get_by_role("heading", name="Game over")).to_be_visible()
     state = server_state(page)
+    expect(page.locator("#sub")).to_contain_text(f"Game {state['index']} of seed {1 if name == 'play' else 2}:")
     expect(page.locator("#result")).to_have_text(state["result"]["line"])
     assert legal_buttons(page).count() == 0
     scores = page.locator("#scores tbody tr td:last-child").all_inner_texts()
@@ -298,3 +304,24 @@ def test_a_failing_agent_shows_its_error_and_the_server_goes_on(context, servers
     expect(page.locator("#status")).to_have_text("The game is stopped")
     page.get_by_role("button", name="New game").click()  # the server still serves
     page.wait_for_function(f"() => {TABLE}.dataset.moves === '0' || {TABLE}.dataset.waiting === 'stopped'")
+
+
+def test_a_server_open_to_the_network_needs_its_token(context, browser, servers):
+    address = servers["remote"]
+    assert "?token=" in address
+    page = open_table(context, address)  # the printed address: the page keeps the token in a cookie
+    rng = np.random.default_rng(6)
+    assert settle(page) == "person"
+    expect(page.locator("#seeded")).to_be_hidden()  # no --seed: nothing to say
+    play_one(page, rng)
+    settle(page)
+    game_id, at = page.get_attribute("#table", "data-id"), moves(page)
+    page.goto(address.split("?")[0] + "#" + game_id)  # the address without its token: the cookie carries it
+    page.wait_for_function(f"() => {TABLE}.dataset.id")
+    assert page.get_attribute("#table", "data-id") == game_id and moves(page) == at
+    stranger = browser.new_context()  # without the token (a page that only resolves here, say): nothing
+    try:
+        response = stranger.new_page().goto(address.split("?")[0])
+        assert response.status == 403 and "needs its token" in response.text()
+    finally:
+        stranger.close()

@@ -9,11 +9,10 @@ import sys
 
 from five_towers_env.cli import arguments as a
 from five_towers_env.cli.invocation import Invocation
+from five_towers_env.limits import DEFAULT_TABLES, MAX_TABLES
 
 #: the port when none is given (not 8000, which `mkdocs serve` and many other tools take)
 DEFAULT_PORT = 8765
-#: the most games a server keeps at once (``--max-games``)
-MAX_TABLES = 10_000
 
 
 def port(text: str) -> int:
@@ -47,10 +46,16 @@ def add(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     a.add_variant(p)
     a.add_game(p)
     p.add_argument("--seed", type=a.nonneg, default=None,
-                   help="run seed: game N of the server deals and seats as `five-towers play --game-index N "
-                        "--unpaired` with this seed (default: drawn at random, and printed)")
+                   help="run seed, for reproducible sessions: game N of the server deals and seats as `five-towers "
+                        "play --game-index N --unpaired` with this seed, so anyone who knows it can rebuild the "
+                        "deals (the page says so); default: each game's own seed, drawn from the operating "
+                        "system and shown once the game is over")
     p.add_argument("--host", default="127.0.0.1",
-                   help="the address to listen on (default 127.0.0.1: this machine only)")
+                   help="the address to listen on (default 127.0.0.1: this machine only); any other address "
+                        "needs --allow-remote")
+    p.add_argument("--allow-remote", action="store_true",
+                   help="allow a --host that other machines reach; the server then prints its address with a "
+                        "random token (?token=...), and refuses every request without it (the page has no login)")
     p.add_argument("--port", type=port, default=DEFAULT_PORT,
                    help=f"the port (default {DEFAULT_PORT}; 0: any free port, printed)")
     p.add_argument("--hint", metavar="AGENT",
@@ -59,9 +64,9 @@ def add(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--move-timeout", type=a.seconds, default=60.0, metavar="SECONDS",
                    help="seconds an agent may think about one move (or a hint) before its game is stopped "
                         "(default 60)")
-    p.add_argument("--max-games", type=tables, default=100, metavar="N",
+    p.add_argument("--max-games", type=tables, default=DEFAULT_TABLES, metavar="N",
                    help="games kept at once, one per page; past that the one left alone longest is forgotten "
-                        "(default 100)")
+                        f"(default {DEFAULT_TABLES})")
     p.add_argument("--open", action="store_true", help="open the page in this machine's web browser")
     p.set_defaults(run=run, check=check)
     return p
@@ -71,13 +76,25 @@ def check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     missing = [name for name in ("starlette", "uvicorn") if importlib.util.find_spec(name) is None]
     if missing:
         parser.error(f"the web extra is not installed ({', '.join(missing)} missing): pip install -e \".[web]\"")
-    if not args.host.strip():
-        parser.error("argument --host: must be an address to listen on, e.g. 127.0.0.1")
+    check_host(parser, args)
     a.check_setup(parser, args, seated=len(args.agents))
     a.check_agents(parser, args.agents, args.game, people=True)
     check_fit(parser, args)
     if args.hint is not None:
         check_hint(parser, args)
+
+
+def check_host(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """``--host``: an address without spaces or control characters; one other than this machine's loopback
+    needs ``--allow-remote``."""
+    from five_towers_env.web.access import is_loopback
+
+    host = args.host
+    if not host or not host.isprintable() or any(c.isspace() for c in host):
+        parser.error(f"argument --host: must be an address to listen on, e.g. 127.0.0.1, got {host!r:.60}")
+    if not is_loopback(host) and not args.allow_remote:
+        parser.error(f"argument --host: {host} is reached from other machines and the page has no login: add "
+                     "--allow-remote (the server then needs the token in the address it prints)")
 
 
 def check_fit(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
@@ -119,31 +136,31 @@ def check_hint(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Non
 
 def run(args: argparse.Namespace, invocation: Invocation) -> int:
     """Serve games of the setup until interrupted (Ctrl-C)."""
-    import secrets
     import webbrowser
 
     from five_towers_env.core.game import get_game
+    from five_towers_env.web.access import is_loopback
     from five_towers_env.web.app import serve
     from five_towers_env.web.tables import Setup
 
-    seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     num_players = args.players or max(2, len(args.agents))
-    setup = Setup(args.game, args.variant, num_players, tuple(args.agents), seed, args.move_timeout, args.hint,
-                  args.max_games)
+    setup = Setup(args.game, args.variant, num_players, tuple(args.agents), args.seed, args.move_timeout,
+                  args.hint, args.max_games)
     title = get_game(args.game).title
-    loopback = args.host in ("localhost", "::1") or args.host.startswith("127.")
-    if not loopback:
-        print(f"five-towers serve: warning: listening on {args.host}: anyone who can reach it can open the page "
-              "and play (it has no login)", file=sys.stderr)
+    seeds = (f"seed {args.seed}: anyone who knows it can rebuild the deals" if args.seed is not None
+             else "a fresh seed each game")
 
     def announce(address: str) -> None:
         print(f"five-towers serve: {address}  ({title}, {num_players} players, {args.variant}; agents "
-              f"{', '.join(args.agents)}; seed {seed}; Ctrl-C stops)", flush=True)
+              f"{', '.join(args.agents)}; {seeds}; Ctrl-C stops)", flush=True)
+        if not is_loopback(args.host):
+            print(f"five-towers serve: listening on {args.host} for other machines: the page needs the token in "
+                  "this address; anyone given it can play", file=sys.stderr, flush=True)
         if args.open:
             webbrowser.open(address)
 
     try:
-        serve(setup, args.host, args.port, announce)
+        serve(setup, args.host, args.port, announce, allow_remote=args.allow_remote)
     except OSError as exc:
         reason = exc.strerror or " ".join(str(exc).split())
         print(f"five-towers serve: error: cannot listen on {args.host}:{args.port}: {reason}", file=sys.stderr)

@@ -12,18 +12,22 @@ What it answers (every answer JSON but the page and its two files; every refusal
 * ``POST /api/games/{id}/advance`` ``{"at": moves}``: the next agent's (or forced) move, when the page's pace
   asks for it;
 * ``POST /api/games/{id}/hint`` ``{"at": moves}``: the hint agent's top moves for a person's decision;
-* ``GET /api/games/{id}/record``: the game's record for ``five-towers replay`` (once the game is over, where a
-  person plays: it names the hidden cards).
+* ``GET /api/games/{id}/record``: the game's record for ``five-towers replay`` (once the game is over, where the
+  server seats a person: it names the hidden cards, and the seeds that deal them).
 
-Agents think in threads of their own, never on the server's event loop, at most :data:`MAX_THINKING` at once
-and each for at most the setup's ``move_timeout`` seconds: a slow or failing agent stops its game, with the
-reason on the page, and nothing else. A POST must be ``application/json`` (so that another site's form cannot
-send one) and at most :data:`MAX_BODY` bytes.
+Agents think in threads of their own (:mod:`five_towers_env.web.thinkers`), never on the server's event loop,
+each for at most the setup's ``move_timeout`` seconds: a slow or failing agent stops its game, with the reason
+on the page, and nothing else. A POST must be ``application/json`` (so that another site's form cannot send
+one) and at most :data:`MAX_BODY` bytes; a client that leaves before its body is read is one line in the
+server's log. Who may ask at all (the ``Host`` check, the token of a server open to the network):
+:mod:`five_towers_env.web.access`.
 """
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
+import signal
 import socket
 import threading
 from collections.abc import Callable, Iterable
@@ -32,73 +36,28 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from five_towers_env.web.access import LOOPBACK_NAMES, TOKEN_PARAMETER, Access, is_loopback, new_token
 from five_towers_env.web.tables import RequestError, Setup, Table, Tables
+from five_towers_env.web.thinkers import Thinkers, decide, log, reason
 
 #: the largest request body read (the page's requests are a few dozen bytes)
 MAX_BODY = 1024
-#: agents (and hint agents) thinking at once; a request past that is refused (503) until one is done
-MAX_THINKING = 8
 #: the page's files: path -> (file in five_towers_env/web/static, media type)
 PAGE_FILES = {"/": ("index.html", "text/html; charset=utf-8"),
               "/table.js": ("table.js", "text/javascript; charset=utf-8"),
               "/table.css": ("table.css", "text/css; charset=utf-8")}
-#: the page may load its own files and nothing else, and no other site may frame it
-SECURITY_HEADERS = [
-    (b"content-security-policy", b"default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-                                 b"connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"),
-    (b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer"), (b"cache-control", b"no-store")]
 
 
-class Thinkers:
-    """Runs agents' decisions in threads of their own (daemon threads: one that never returns does not keep the
-    server from stopping) and waits for them without blocking the event loop."""
+class ClientLeft(RequestError):
+    """The client closed the connection before its request body was read: one line in the server's log."""
 
-    def __init__(self, limit: int = MAX_THINKING) -> None:
-        self._free = threading.BoundedSemaphore(limit)
-        self.limit = limit
-
-    async def run(self, work: Callable[[], Any], timeout: float, done: Callable[[], None] | None = None) -> Any:
-        """``work()``'s result, or its exception; ``asyncio.TimeoutError`` after ``timeout`` seconds (the thread
-        runs on, and ``done`` is called on the event loop whenever it ends)."""
-        if not self._free.acquire(blocking=False):
-            raise RequestError(503, f"{self.limit} agents are thinking already: try again in a moment")
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future = loop.create_future()
-
-        def settle(outcome: tuple[Any, BaseException | None]) -> None:
-            if done is not None:
-                done()
-            if not future.done():
-                future.set_result(outcome)
-
-        def think() -> None:
-            try:
-                outcome: tuple[Any, BaseException | None] = (work(), None)
-            except BaseException as exc:  # whatever the agent raised is reported on the loop, not here
-                outcome = (None, exc)
-            finally:
-                self._free.release()
-            try:
-                loop.call_soon_threadsafe(settle, outcome)
-            except RuntimeError:  # the server stopped meanwhile: nobody waits for the answer
-                pass
-
-        threading.Thread(target=think, name="five-towers-agent", daemon=True).start()
-        result, error = await asyncio.wait_for(asyncio.shield(future), timeout)
-        if isinstance(error, Exception):
-            raise error
-        if error is not None:  # an exit or an interrupt raised inside an agent stops that decision, not the server
-            raise RuntimeError(_reason(error))
-        return result
-
-
-def _reason(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    def __init__(self, request: Request) -> None:
+        super().__init__(400, "the client left before its request was read")
+        self.what = f"{request.method} {request.url.path}"
 
 
 async def read_json(request: Request, fields: Iterable[str]) -> dict[str, int]:
@@ -112,14 +71,17 @@ async def read_json(request: Request, fields: Iterable[str]) -> dict[str, int]:
     if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
         raise RequestError(413, f"the request body is over {MAX_BODY} bytes")
     body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_BODY:
-            raise RequestError(413, f"the request body is over {MAX_BODY} bytes")
+    try:
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > MAX_BODY:
+                raise RequestError(413, f"the request body is over {MAX_BODY} bytes")
+    except ClientDisconnect:
+        raise ClientLeft(request) from None
     try:
         data = json.loads(body.decode("utf-8") or "{}", parse_constant=_no_constant)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
-        raise RequestError(400, f"the request body is not JSON: {_reason(exc)}"[:300]) from None
+        raise RequestError(400, f"the request body is not JSON: {reason(exc)}"[:300]) from None
     if not isinstance(data, dict):
         raise RequestError(422, f"the request body must be a JSON object, got {type(data).__name__}")
     unknown = sorted(set(data) - set(fields))
@@ -142,9 +104,11 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a number a request holds")
 
 
-def create_app(setup: Setup, tables: Tables | None = None, allowed_hosts: Iterable[str] | None = None) -> Any:
+def create_app(setup: Setup, tables: Tables | None = None, allowed_hosts: Iterable[str] | None = None,
+               token: str | None = None) -> Any:
     """The server's ASGI application for ``setup`` (``tables``: its games, made here unless given;
-    ``allowed_hosts``: the ``Host`` names it answers, None for any)."""
+    ``allowed_hosts``: the ``Host`` names it answers, None for any; ``token``: the token every request must
+    carry, None for none; see :mod:`five_towers_env.web.access`)."""
     tables = tables if tables is not None else Tables(setup)
     thinkers = Thinkers()
     static = resources.files("five_towers_env.web").joinpath("static")
@@ -159,7 +123,7 @@ def create_app(setup: Setup, tables: Tables | None = None, allowed_hosts: Iterab
         try:
             table = tables.new()
         except (ValueError, TypeError, ImportError, OSError, RuntimeError) as exc:  # an agent that cannot be built
-            raise RequestError(500, f"the agents could not be seated: {_reason(exc)}"[:500]) from None
+            raise RequestError(500, f"the agents could not be seated: {reason(exc)}"[:500]) from None
         return JSONResponse(table.snapshot(), status_code=201)
 
     def table_of(request: Request) -> Table:
@@ -181,18 +145,19 @@ def create_app(setup: Setup, tables: Tables | None = None, allowed_hosts: Iterab
             table.forced_move(at)
             return JSONResponse(table.snapshot())
         agent, (observation, info) = table.agent_question(at)
+        what = table.thinking_text
         try:
-            action = await thinkers.run(lambda: agent.act(observation, info), setup.move_timeout)
+            action = await thinkers.run(lambda: decide(agent, observation, info, setup.move_timeout),
+                                        setup.move_timeout, what=what)
             table.agent_answer(action)
         except asyncio.TimeoutError:  # TimeoutError itself from Python 3.11 on
-            seat = info.get("seat")
-            table.agent_failed(f"seat {seat} ({table.labels[seat]}) made no move within {setup.move_timeout:g} s "
-                               "(--move-timeout): the game is stopped")
-        except RequestError:
-            table.thinking = None
+            table.agent_failed(f"{what} made no move within {setup.move_timeout:g} s (--move-timeout): the game "
+                               "is stopped")
+        except RequestError:  # no slot to think in: the question was not asked
+            table.agent_withdrawn()
             raise
         except Exception as exc:  # the agent's own failure (its guard's one line), shown on the page
-            table.agent_failed(f"{str(exc) or _reason(exc)} (the game is stopped)")
+            table.agent_failed(f"{str(exc) or reason(exc)} (the game is stopped)")
         return JSONResponse(table.snapshot())
 
     async def hint(request: Request) -> Response:
@@ -201,29 +166,29 @@ def create_app(setup: Setup, tables: Tables | None = None, allowed_hosts: Iterab
         question = table.hint_question(at)
         if question is not None:
             agent, (observation, info) = question
-
-            def done() -> None:
-                table.hint_busy = False
-
             try:
-                chosen = await thinkers.run(lambda: agent.act(observation, info), setup.move_timeout, done)
+                chosen = await thinkers.run(lambda: decide(agent, observation, info, setup.move_timeout),
+                                            setup.move_timeout, table.hint_done, what=f"hint {table.hint_label}")
                 table.hint_answer(at, chosen)
-            except asyncio.TimeoutError:
+            except asyncio.TimeoutError:  # the hint agent stays busy until its thread ends (hint_done)
                 table.hint_failed(at, f"{table.hint_label} gave no hint within {setup.move_timeout:g} s")
             except RequestError:
-                table.hint_busy = False
+                table.hint_done()
                 raise
             except Exception as exc:
-                table.hint_failed(at, f"{table.hint_label} failed: {_reason(exc)}")
+                table.hint_failed(at, f"{table.hint_label} failed: {reason(exc)}")
         return JSONResponse(table.snapshot())
 
     async def record(request: Request) -> Response:
         table = table_of(request)
+        text = table.record_text()  # refused while the game keeps its deal secret
         name = f"{table.spec.name}-game-{table.index}.json"
-        return Response(table.record_text(), media_type="application/json",
+        return Response(text, media_type="application/json",
                         headers={"content-disposition": f'attachment; filename="{name}"'})
 
     async def refused(request: Request, exc: Exception) -> Response:
+        if isinstance(exc, ClientLeft):
+            log.warning("a client left before its request was read (%s)", exc.what)
         if isinstance(exc, RequestError):
             return JSONResponse({"error": exc.message}, status_code=exc.status)
         assert isinstance(exc, HTTPException)
@@ -241,53 +206,22 @@ def create_app(setup: Setup, tables: Tables | None = None, allowed_hosts: Iterab
     ]
     app = Starlette(routes=routes, exception_handlers={RequestError: refused, HTTPException: refused})
     app.state.tables = tables
-    return _Guard(app, None if allowed_hosts is None else {h.lower() for h in allowed_hosts})
+    app.state.thinkers = thinkers
+    return Access(app, allowed_hosts, token)
 
 
-class _Guard:
-    """Around the application: the security headers on every answer, and a ``Host`` other than the server's own
-    names refused (a page of another site reached through a name that resolves here: DNS rebinding)."""
-
-    def __init__(self, app: Any, hosts: set[str] | None) -> None:
-        self.app, self.hosts = app, hosts
-        self.state = app.state
-
-    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        if self.hosts is not None and _host(scope) not in self.hosts:
-            response = JSONResponse({"error": "this server answers only to its own address"}, status_code=421)
-            await response(scope, receive, self._with_headers(send))
-            return
-        await self.app(scope, receive, self._with_headers(send))
-
-    @staticmethod
-    def _with_headers(send: Any) -> Any:
-        async def sending(message: dict) -> None:
-            if message["type"] == "http.response.start":
-                message = {**message, "headers": list(message.get("headers", [])) + SECURITY_HEADERS}
-            await send(message)
-        return sending
-
-
-def _host(scope: dict) -> str:
-    """The request's ``Host`` name without its port (``[::1]:8765`` -> ``::1``)."""
-    host = next((v.decode("latin-1") for k, v in scope.get("headers", []) if k == b"host"), "").strip().lower()
-    if host.startswith("["):
-        return host[1:host.find("]")] if "]" in host else host
-    return host.rpartition(":")[0] if host.count(":") == 1 else host
-
-
-#: the names a server listening on a loopback address answers to
-LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
-
-
-def serve(setup: Setup, host: str, port: int, announce: Callable[[str], None] = print) -> None:
+def serve(setup: Setup, host: str, port: int, announce: Callable[[str], None] = print,
+          allow_remote: bool = False) -> None:
     """Listen on ``host``:``port`` (0: a free port), ``announce`` the address, and serve ``setup``'s games until
-    interrupted; ``OSError`` where the address cannot be listened on."""
+    interrupted; ``OSError`` where the address cannot be listened on. A ``host`` other than a loopback address
+    needs ``allow_remote`` (else ``ValueError``), and the server then needs the token in the address it
+    announces (:mod:`five_towers_env.web.access`)."""
     import uvicorn
 
+    loopback = is_loopback(host)
+    if not loopback and not allow_remote:
+        raise ValueError(f"{host} is not a loopback address: anyone who reaches it could play; allow_remote=True "
+                         "opens it, behind a token")
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     # IPPROTO_TCP named: asyncio turns Nagle's algorithm off only on sockets that say they are TCP, and with it on
     # every answer waited for the browser's delayed acknowledgement (40 ms a move)
@@ -301,15 +235,27 @@ def serve(setup: Setup, host: str, port: int, announce: Callable[[str], None] = 
     sock.listen(128)
     sock.setblocking(False)
     bound = sock.getsockname()[1]
-    loopback = host in LOOPBACK_NAMES or host.startswith("127.")
-    hosts = ({*LOOPBACK_NAMES, host} if loopback else None)
-    app = create_app(setup, allowed_hosts=hosts)
+    token = None if loopback else new_token()
+    app = create_app(setup, allowed_hosts={*LOOPBACK_NAMES, host} if loopback else None, token=token)
+    if not log.handlers:  # the server's own lines (an agent abandoned, a client gone) on stderr, one each
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("five-towers serve: %(message)s"))
+        log.addHandler(handler)
+        log.propagate = False
     shown = f"[{host}]" if ":" in host else host
-    announce(f"http://{shown}:{bound}/")
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
                             timeout_graceful_shutdown=2)
-    uvicorn.Server(config).run(sockets=[sock])
+    server = uvicorn.Server(config)
+    # a Ctrl-C between the address shown and uvicorn listening for it stops the server as one after (uvicorn's
+    # own handler, installed early), not with a KeyboardInterrupt wherever the start-up happens to be
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, server.handle_exit) if main else None
+    try:
+        announce(f"http://{shown}:{bound}/" + ("" if token is None else f"?{TOKEN_PARAMETER}={token}"))
+        server.run(sockets=[sock])
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, previous)
 
 
-__all__ = ["LOOPBACK_NAMES", "MAX_BODY", "MAX_THINKING", "PAGE_FILES", "Thinkers", "create_app", "read_json",
-           "serve"]
+__all__ = ["ClientLeft", "MAX_BODY", "PAGE_FILES", "create_app", "read_json", "serve"]

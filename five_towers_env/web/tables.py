@@ -4,15 +4,23 @@ below, and every request that may not change a game is refused here with a :clas
 changes anything.
 
 A table's game is a :class:`~five_towers_env.play.LiveGame`, the steps of :func:`~five_towers_env.play.play_game`,
-with the agents, seeds and seat rotation of ``five-towers play``: game ``N`` of a server started with
-``--seed S`` deals and seats as ``five-towers play --game-index N --seed S --unpaired`` with the same
-``--agents``. The seats of an interactive agent (``human``) are the page's; the others' agents are asked by
-the server, one move each time the page asks for it (so the page sets the pace), under the guard of an
-evaluation (:class:`~five_towers_env.evaluation.guard.GuardedAgent`: an exception, an illegal or malformed
-answer is one line on the page).
+with the agents, seeds and seat rotation of ``five-towers play``: game ``N`` of a server deals and seats as
+``five-towers play --game-index N --seed S --unpaired`` with the same ``--agents``, where ``S`` is the server's
+``--seed`` if it was given one, else a seed drawn from the operating system for that game alone.
+
+**The deal is secret while a person plays.** Those two numbers rebuild the deck's order and every hand, so
+where the server seats a person (a ``human`` agent), nothing a table answers before the game's end holds its
+seed, its number or its record (which names both, and the hidden cards): the page gets them at the end. With
+``--seed`` given, anyone who knows it can rebuild the deals (the page says so).
+
+The seats of an interactive agent (``human``) are the page's; the others' agents are asked by the server, one
+move each time the page asks for it (so the page sets the pace), under the guard of an evaluation
+(:class:`~five_towers_env.evaluation.guard.GuardedAgent`: an exception, an illegal or malformed answer is one
+line on the page).
 """
 from __future__ import annotations
 
+import math
 import re
 import secrets
 import time
@@ -23,19 +31,20 @@ from typing import Any
 
 import numpy as np
 
+from five_towers_env.agents.registry import is_interactive
 from five_towers_env.core.game import get_game
 from five_towers_env.core.gameui import get_ui
 from five_towers_env.evaluation.jobs import derive_seed
 from five_towers_env.evaluation.specs import AgentSpec, resolve_specs
-from five_towers_env.limits import MAX_GAME_INDEX, play_agents
+from five_towers_env.limits import DEFAULT_TABLES, MAX_GAME_INDEX, MAX_TABLES, play_agents
 from five_towers_env.play import GameWatcher, LiveGame, Move
 from five_towers_env.replay import GameRecorder, dumps_record, result_line
 from five_towers_env.web.hints import hint_rows
 
 #: a game id: 24 characters of ``secrets.token_urlsafe`` (144 random bits)
 ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{24}")
-#: the games a server keeps by default; past that the one left alone longest is forgotten
-MAX_TABLES = 100
+#: bits of the seed drawn for each game of a server started without ``--seed``
+GAME_SEED_BITS = 63
 
 
 class RequestError(Exception):
@@ -55,20 +64,30 @@ class Setup:
     Attributes:
         game, variant, num_players: the setup.
         agents: the ``--agents`` texts, as ``five-towers play`` takes them (agents repeat to fill the seats).
-        seed: the run seed; game ``N`` of the server is ``play --game-index N --seed seed --unpaired``.
+        seed: the run seed (game ``N`` of the server is ``play --game-index N --seed seed --unpaired``), or None:
+            each game's own seed drawn from the operating system.
         move_timeout: seconds an agent (or the hint agent) may think about one decision.
         hint: the agent whose top moves the page may show for a person's decision, or None.
-        max_tables: the games kept at once.
+        max_tables: the games kept at once (1 to :data:`~five_towers_env.limits.MAX_TABLES`).
     """
 
     game: str
     variant: str
     num_players: int
     agents: tuple[str, ...]
-    seed: int = 0
+    seed: int | None = None
     move_timeout: float = 60.0
     hint: str | None = None
-    max_tables: int = MAX_TABLES
+    max_tables: int = DEFAULT_TABLES
+
+    def __post_init__(self) -> None:
+        if self.seed is not None and (type(self.seed) is not int or self.seed < 0):
+            raise ValueError(f"seed must be an integer >= 0 or None, got {self.seed!r:.40}")
+        if isinstance(self.move_timeout, bool) or not isinstance(self.move_timeout, (int, float)) \
+                or not (math.isfinite(self.move_timeout) and self.move_timeout > 0):
+            raise ValueError(f"move_timeout must be a finite number of seconds > 0, got {self.move_timeout!r:.40}")
+        if type(self.max_tables) is not int or not 1 <= self.max_tables <= MAX_TABLES:
+            raise ValueError(f"max_tables must be an integer from 1 to {MAX_TABLES:,}, got {self.max_tables!r:.40}")
 
 
 class PageLog(GameWatcher):
@@ -120,22 +139,24 @@ def _copy(observation: Any) -> Any:
 
 class Table:
     """One game a page plays (see the module docstring): ``table_id`` is its unguessable id, ``index`` its game
-    number on the server."""
+    number on the server, ``seed`` the run seed it is game ``index`` of; ``keep_secret``: whether the server
+    seats a person, so that those numbers and the record wait for the game's end (:attr:`secret`)."""
 
     def __init__(self, setup: Setup, specs: Sequence[AgentSpec], hint: AgentSpec | None, index: int,
-                 table_id: str) -> None:
-        self.setup, self.index, self.id = setup, index, table_id
+                 table_id: str, seed: int, keep_secret: bool = True) -> None:
+        self.setup, self.index, self.id, self.seed = setup, index, table_id, seed
+        self.keep_secret = keep_secret
         self.spec, self.ui = get_game(setup.game), get_ui(setup.game)
-        job, labels, agents = play_agents(specs, index, setup.num_players, setup.seed, False)
+        job, labels, agents = play_agents(specs, index, setup.num_players, seed, False)
         self.labels, self.agents = list(labels), list(agents)
         self.people = {s for s, a in enumerate(agents) if getattr(a, "interactive", False)}
         self.recorder = GameRecorder(labels, {"variant": setup.variant, "num_players": setup.num_players,
-                                              "seed": setup.seed, "game_index": index, "deal_seed": job.deal_seed,
+                                              "seed": seed, "game_index": index, "deal_seed": job.deal_seed,
                                               "paired": False, "agents": list(setup.agents)})
         self.log = PageLog(labels)
         self.live = LiveGame(setup.game, setup.num_players, setup.variant, seed=job.deal_seed,
                              watchers=[self.recorder, self.log])
-        self.hint_agent = hint.build(derive_seed(setup.seed, 2, index)) if hint is not None else None
+        self.hint_agent = hint.build(derive_seed(seed, 2, index)) if hint is not None else None
         self.hint_label = hint.label if hint is not None else None
         self.hint: dict[str, Any] | None = None  # the last hint: for which move, its rows or its error
         self.hint_busy = False
@@ -221,6 +242,16 @@ class Table:
         self.thinking = (self.live.seat, time.monotonic())
         return self.agents[self.live.seat], (_copy(observation), info)
 
+    @property
+    def thinking_text(self) -> str:
+        """The seat whose agent is thinking, as the page names it (``seat 1 (random)``); empty when none is."""
+        return "" if self.thinking is None else self._seat_text(self.thinking[0])
+
+    def agent_withdrawn(self) -> None:
+        """The question of :meth:`agent_question` was not asked after all (no thread to think in): the same
+        move may be asked for again."""
+        self.thinking = None
+
     def agent_answer(self, action: int) -> None:
         """The agent's move (checked legal by its guard), applied."""
         self.thinking = None
@@ -251,6 +282,10 @@ class Table:
         self.hint_busy = True
         return self.hint_agent, (_copy(observation), info)
 
+    def hint_done(self) -> None:
+        """The hint agent is free again: its decision ended (or was never started)."""
+        self.hint_busy = False
+
     def hint_answer(self, at: int, chosen: Any) -> None:
         """Keep what the hint agent found for the position at move ``at``."""
         legal = [int(a) for a in self.live.legal()] if at == self.live.moves else []
@@ -274,10 +309,16 @@ class Table:
     # -- what the page shows -------------------------------------------------------------------
 
     @property
+    def secret(self) -> bool:
+        """Whether the game's seed, number and record are kept from the page now: where the server seats a
+        person, until the game is over (or stopped: it goes no further)."""
+        return self.keep_secret and not self.live.over and self.error is None
+
+    @property
     def record_allowed(self) -> bool:
-        """Whether the record may be downloaded: it names hidden cards (a deck's order, the hands), so while a
-        person plays, only once the game is over or stopped."""
-        return self.live.over or self.error is not None or not self.people
+        """Whether the record may be downloaded: it names the hidden cards (a deck's order, the hands) and the
+        seeds, so not while the game is :attr:`secret`."""
+        return not self.secret
 
     def record_text(self) -> str:
         """The game's record (``five-towers replay`` opens it), as ``play --record`` writes it."""
@@ -296,7 +337,8 @@ class Table:
         scores = [int(s) for s in state.scores()]
         out: dict[str, Any] = {
             "id": self.id, "game": self.spec.name, "title": self.spec.title, "variant": self.setup.variant,
-            "players": self.setup.num_players, "index": self.index, "seed": self.setup.seed,
+            "players": self.setup.num_players, "index": None if self.secret else self.index,
+            "seed": None if self.secret else self.seed, "fixed_seed": self.setup.seed is not None,
             "seats": [{"seat": s, "label": self.labels[s], "person": s in self.people, "score": scores[s]}
                       for s in range(self.setup.num_players)],
             "moves": live.moves, "to_move": to_move, "waiting": waiting, "phase": state.phase_name,
@@ -331,11 +373,17 @@ class Tables:
         self.hint = resolve_specs([setup.hint], setup.game)[0] if setup.hint else None
         self.tables: OrderedDict[str, Table] = OrderedDict()
         self.made = 0
+        # a person at any table: every table keeps its deal secret until its end (the seats rotate, so a table of
+        # agents alone may sit beside one where a person plays)
+        self.seats_people = any(is_interactive(text, game=setup.game) for text in setup.agents)
 
     def new(self) -> Table:
-        """A new game, the server's next (its own deal and seating)."""
+        """A new game, the server's next (its own deal and seating; its own seed, drawn from the operating
+        system, unless the server has a run seed)."""
         index = self.made % (MAX_GAME_INDEX + 1)  # game N of an evaluation: play --game-index takes it
-        table = Table(self.setup, self.specs, self.hint, index, secrets.token_urlsafe(18))
+        seed = self.setup.seed if self.setup.seed is not None else secrets.randbits(GAME_SEED_BITS)
+        table = Table(self.setup, self.specs, self.hint, index, secrets.token_urlsafe(18), seed,
+                      keep_secret=self.seats_people)
         self.made += 1
         self.tables[table.id] = table
         idle = [t for t, tab in self.tables.items()
@@ -355,4 +403,4 @@ class Tables:
         return table
 
 
-__all__ = ["ID_PATTERN", "MAX_TABLES", "PageLog", "RequestError", "Setup", "Table", "Tables"]
+__all__ = ["GAME_SEED_BITS", "ID_PATTERN", "PageLog", "RequestError", "Setup", "Table", "Tables"]

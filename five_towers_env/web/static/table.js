@@ -135,8 +135,12 @@
     const heading = game.title + " - " + game.players + " players, " + game.variant;
     $("title").textContent = heading;
     document.title = heading + (persons.length ? "" : " (watching)");
-    $("sub").textContent = (persons.length ? "" : "Watching the agents play. ") + "Game " + game.index + " of seed "
-      + game.seed + ": " + game.seats.map(function (s) { return "seat " + s.seat + " " + s.label; }).join(", ");
+    // the game's number and seed rebuild its deal: the server sends them only once they give nothing away
+    const dealt = game.seed === null ? "The deal is secret until the game is over"
+      : "Game " + game.index + " of seed " + game.seed;
+    $("sub").textContent = (persons.length ? "" : "Watching the agents play. ") + dealt + ": "
+      + game.seats.map(function (s) { return "seat " + s.seat + " " + s.label; }).join(", ");
+    $("seeded").hidden = !game.fixed_seed;
     const main = $("table");
     main.dataset.waiting = game.waiting;
     main.dataset.moves = String(game.moves);
