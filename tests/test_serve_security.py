@@ -169,6 +169,28 @@ def test_twenty_games_of_an_agent_that_never_returns_on_one_server(tmp_path):
     assert thinkers.thinking == 0
 
 
+ENDLESS_SEARCH = """
+from five_towers_env.games.five_towers.agents.mcts import MCTSAgent
+
+
+def Endless(seed=None):
+    return MCTSAgent(seed=seed, simulations=10**9, race_z=None)
+"""
+
+
+def test_a_search_past_the_move_timeout_stops_and_frees_its_thread(tmp_path):
+    """The table's decisions run under the decision's deadline (core/deadline.py): an endless search, native or
+    Python, stops at the timeout, so its thread ends instead of searching on for ever."""
+    path = tmp_path / "endless.py"
+    path.write_text(ENDLESS_SEARCH)
+    c = client(agents=(f"py:path={path}:Endless", "random"), move_timeout=0.5)
+    thinkers = c.app.state.thinkers
+    for _ in range(2):
+        s = step(c, new(c))
+        assert s["waiting"] == "stopped" or s["moves"] >= 1, s
+    _wait_for(lambda: thinkers.abandoned == 0 and thinkers.thinking == 0, seconds=30)
+
+
 def test_a_stuck_hint_frees_its_slot_but_its_agent_stays_busy_until_it_returns(tmp_path):
     release = tmp_path / "release"
     c = client(hint=f"py:path={bad_agents(tmp_path)}:Stuck,release={release}", move_timeout=0.15, seed=1)

@@ -19,6 +19,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from five_towers_env.core.deadline import decision_deadline
 from five_towers_env.web.tables import RequestError
 
 #: decisions (agents' moves and hints) thinking at once; a request past that is refused (503) until one is done
@@ -32,9 +33,11 @@ log = logging.getLogger("five_towers_env.web")
 def decide(agent: Any, observation: Any, info: Any, seconds: float) -> Any:
     """``agent.act(observation, info)``, run in a worker thread that is waited for ``seconds``.
 
-    The seam for a decision deadline: a per-thread deadline set here (``seconds`` from now) lets a native search
-    stop in time; without one, a decision past ``seconds`` is abandoned by :class:`Thinkers`."""
-    return agent.act(observation, info)
+    The decision's deadline (:func:`~five_towers_env.core.deadline.decision_deadline`, ``seconds`` from now, this
+    thread's) stops the built-in searches, native ones included, in time, so their thread ends and frees its place;
+    an agent that ignores it is abandoned by :class:`Thinkers` when ``seconds`` have passed."""
+    with decision_deadline(seconds):
+        return agent.act(observation, info)
 
 
 class _Decision:
