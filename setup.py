@@ -6,7 +6,8 @@ folder's ``*.cpp`` and the shared headers in ``five_towers_env/core/native``. A 
 engines, and the package says on first use that the native core is missing and how to get it.
 
 Environment: ``FIVE_TOWERS_NO_NATIVE=1`` skips the build; ``FIVE_TOWERS_SANITIZE=1`` builds with
-AddressSanitizer and UndefinedBehaviorSanitizer (CI's sanitizer run, .ci/sanitize.sh);
+AddressSanitizer and UndefinedBehaviorSanitizer (CI's sanitizer run, .ci/sanitize.sh),
+``FIVE_TOWERS_SANITIZE=thread`` with ThreadSanitizer (.ci/tsan.sh);
 ``FIVE_TOWERS_NATIVE_REQUIRED=1`` makes a failed build an error (CI's main install).
 """
 from __future__ import annotations
@@ -41,7 +42,11 @@ def native_extensions() -> list[Extension]:
     compile_args = ["-std=c++17", "-O3", "-g0", "-fvisibility=hidden", "-Wall", "-Wextra"]
     link_args: list[str] = []
     if _flag("FIVE_TOWERS_SANITIZE"):
-        sanitize = ["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined", "-fno-omit-frame-pointer", "-g"]
+        if os.environ["FIVE_TOWERS_SANITIZE"].strip() == "thread":
+            sanitize = ["-fsanitize=thread", "-fno-omit-frame-pointer", "-g"]
+        else:
+            sanitize = ["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined", "-fno-omit-frame-pointer",
+                        "-g"]
         compile_args = [a for a in compile_args if a not in ("-O3", "-g0")] + ["-O1", *sanitize]
         link_args += sanitize
     extensions = []

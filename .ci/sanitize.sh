@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The native cores built with AddressSanitizer and UndefinedBehaviorSanitizer, in a copy of the tree,
 # then the identity tests (a few hundred games per setup), the native API's fuzz test, both games' rule-based
-# agents in lockstep with the Python ones (20 games per setup) and both games' searches (one game per setup) run on
-# them.
+# agents in lockstep with the Python ones (20 games per setup), both games' searches (one game per setup) and the
+# thread stress test (several threads on one vector environment) run on them.
 # Any sanitizer report aborts the run (UBSan does not recover; ASan's leak check is off: CPython itself
 # keeps memory to the end).
 #
@@ -32,5 +32,6 @@ PYTHONPATH="$tmp" FIVE_TOWERS_IDENTITY_GAMES="$games" FIVE_TOWERS_AGENT_GAMES=20
   tests/games/five_towers/test_native_engine.py tests/games/five_towers/test_native_observation.py \
   tests/games/five_towers/test_five_towers_native_agents.py tests/games/five_towers/test_five_towers_native_search.py \
   tests/games/campanile/test_native_core.py \
-  tests/games/campanile/test_native_agents.py tests/games/campanile/test_campanile_native_search.py
+  tests/games/campanile/test_native_agents.py tests/games/campanile/test_campanile_native_search.py \
+  tests/test_native_threads.py tests/test_vector_env_inputs.py
 echo "sanitize: build $((built - start)) s, tests $(( $(date +%s) - built )) s" >&2

@@ -32,11 +32,23 @@ decisions, its masks are in ``infos["action_mask"]`` (int8 ``(N, num_actions)``)
   ``seed()``, else its ``rng``) as the single-agent environment does. Two resets with one seed and the same
   learner actions give the same games.
 
+- **Actions** are ints, each a legal id of its game (an integer array, or a sequence of Python or numpy ints):
+  a float, a string, a bool, NaN or a negative id raises ``ValueError`` as an illegal action does, and no game
+  moves.
+- **Threads.** Several threads may share one environment: ``reset``, ``step``, ``action_masks``,
+  ``set_opponents`` and ``close`` hold its re-entrant ``lock`` throughout, so their calls run one after another
+  (a step returns copies, which no other call changes). ``close()`` frees the native games: a later ``step``
+  or ``reset`` raises ``RuntimeError`` ("closed").
+- **Size.** ``num_envs`` up to :data:`~five_towers_env.core.vector_env.MAX_ENVS`, and what the available memory
+  holds: about 75 KB a game for 5 Towers at the peak of a step, 11 KB for Campanile (the observations are kept
+  several times: the games', the batch returned, the final ones, the observation space's bounds).
+
 It needs Gymnasium 1.0 or newer (its ``VectorEnv`` API and ``make_vec``); on older releases the ids have no
 vector entry point and making a :class:`GymVectorEnv` says so.
 """
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -56,7 +68,15 @@ except ImportError:  # Gymnasium before 1.0: another VectorEnv API (GymVectorEnv
 from five_towers_env.agents.registry import agent_class, parse_agent_text
 from five_towers_env.core.agent import Agent, RandomAgent, act_each, group_actions
 from five_towers_env.core.game import DEFAULT_GAME, GameSpec, get_game
-from five_towers_env.core.vector_env import SKIP, VectorGameEnv
+from five_towers_env.core.vector_env import (
+    SKIP,
+    VectorGameEnv,
+    action_ids,
+    check_memory,
+    check_num_envs,
+    game_bytes,
+    native_module,
+)
 from five_towers_env.wrappers.single_agent import (
     OpponentSampler,
     OpponentSpec,
@@ -94,6 +114,12 @@ class GymVectorEnv(VectorEnv):
             raise RuntimeError(f"the Gymnasium vector environment needs gymnasium>=1.0, found {gymnasium.__version__}")
         spec = get_game(game)
         self.game_spec = spec
+        num_envs = check_num_envs(num_envs)
+        module = native_module(spec)
+        # besides the games: the observations kept, returned and bounded (the spaces' low and high), measured
+        check_memory(num_envs, game_bytes(module) + 32 * int(module.OBS_SIZE) + 4 * int(module.NUM_ACTIONS),
+                     type(self).__name__)
+        self.lock = threading.RLock()
         self.env = VectorGameEnv(spec, num_envs, num_players, variant, **options)
         self.num_envs = self.env.num_envs
         n, k = self.num_envs, self.env.num_players
@@ -145,6 +171,10 @@ class GymVectorEnv(VectorEnv):
             seed = seed[0] if seed else None
         if options:
             raise ValueError("GymVectorEnv.reset takes no options")
+        with self.lock:
+            return self._reset(seed)
+
+    def _reset(self, seed: int | None) -> tuple[np.ndarray, dict]:
         self.env.reset(seed)
         base = int(seed) if seed is not None else int(np.random.SeedSequence().generate_state(1)[0])
         self._seed = base
@@ -167,9 +197,18 @@ class GymVectorEnv(VectorEnv):
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
         """The learners' actions, then the opponents until every game is back at its learner's decision."""
-        if not self._started:
-            raise RuntimeError("call reset() before step()")
-        acts = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
+        if isinstance(actions, np.ndarray) and actions.ndim > 1 and actions.size == self.num_envs:
+            actions = actions.reshape(self.num_envs)  # (N, 1): one action per game all the same
+        acts = action_ids(actions, self.num_envs)
+        if acts.min() < 0:  # (the vector env's RANDOM and SKIP are no learner's actions)
+            i = int(np.argmax(acts < 0))
+            raise ValueError(f"illegal action {int(acts[i])} in game {i} (no game was stepped)")
+        with self.lock:
+            if not self._started:
+                raise RuntimeError("call reset() before step()")
+            return self._step_all(acts)
+
+    def _step_all(self, acts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
         if self._native_opponents:  # the learners' moves and the opponents' in one C++ call
             self._learner_step(acts)
         else:
@@ -192,10 +231,8 @@ class GymVectorEnv(VectorEnv):
         return [build_opponent(o, s, self.game_spec.name) for o, s in zip(specs, seeds)]
 
     def _learner_step(self, actions: np.ndarray | None) -> None:
-        env = self.env
-        env._core.learner_step(actions, self.learner_seats, self._reward, self._done_bytes, self._final_obs)
+        self.env.learner_step(actions, self.learner_seats, self._reward, self._done_bytes, self._final_obs)
         np.copyto(self._terminated, self._done_bytes.view(bool))
-        env._core.write(env.obs, env.mask, env.seat)
 
     def _step(self, actions: np.ndarray) -> None:
         env = self.env
@@ -247,14 +284,19 @@ class GymVectorEnv(VectorEnv):
         grows."""
         if self._sampler is None:
             raise ValueError("set_opponents needs a GymVectorEnv made with an opponent_sampler")
-        self._sampler = fitted_sampler(sampler, self.env.num_players)
+        fitted = fitted_sampler(sampler, self.env.num_players)
+        with self.lock:
+            self._sampler = fitted
 
     def action_masks(self) -> np.ndarray:
         """The learners' masks now (int8 ``(N, num_actions)``), as sb3-contrib's masking asks for them."""
-        return self.env.mask.copy()
+        with self.lock:
+            return self.env.mask.copy()
 
     def close_extras(self, **kwargs: Any) -> None:
-        """Nothing to release."""
+        """Free the native games (after a step under way in another thread); later calls raise ``RuntimeError``."""
+        with self.lock:
+            self.env.close()
 
 
 class _Waiting:

@@ -1,5 +1,6 @@
 // N games of one setup, stepped together: the batched core under the Python vector environments.
-// Plain C++ (no Python): bind_common.hpp binds it and releases the GIL around every call.
+// Plain C++ (no Python): bind_common.hpp binds it and releases the GIL around every call. Not thread-safe
+// by itself: every call that touches the games holds mutex() (bind_common.hpp's with_games).
 //
 // A game G meets the contract of docs/architecture.md ("The native core"): Options, kNumActions,
 // kObsSize, new_game(options, rng), options(), num_players(), current_player(), is_terminal(),
@@ -8,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <mutex>
 #include <vector>
 
 #include "rng.hpp"
@@ -17,6 +19,7 @@ namespace ftcore {
 constexpr int kMaxSeats = 5;
 constexpr int64_t kRandom = -1;  // VectorEnv::step: a uniform random legal move from the env's move generator
 constexpr int64_t kSkip = -2;    // VectorEnv::step: this game does not move
+constexpr int kMaxEnvs = 1 << 18;  // the most games one VectorEnv holds (vector_env.py MAX_ENVS: the memory it takes)
 
 // apply forced single choices (the PettingZoo environment's default, explicit=False)
 template <class G>
@@ -50,15 +53,16 @@ template <class G>
 class VectorEnv {
  public:
   VectorEnv(const G& templ, int num_envs, bool explicit_choices)
-      : options_(templ.options()), explicit_(explicit_choices) {
+      : options_(templ.options()), num_players_(templ.num_players()), explicit_(explicit_choices) {
     games_.reserve(num_envs);
     for (int i = 0; i < num_envs; ++i) games_.push_back(G::new_game(options_, Pcg64::from_seed(static_cast<uint64_t>(i))));
     seed_moves(0);
     for (auto& g : games_) settle(g);
   }
 
-  int num_envs() const { return static_cast<int>(games_.size()); }
-  int num_players() const { return games_.front().num_players(); }
+  int num_envs() const { return static_cast<int>(games_.size()); }  // (fixed at construction: read without the lock)
+  int num_players() const { return num_players_; }
+  std::mutex& mutex() { return mutex_; }
   const G& game(int i) const { return games_[i]; }
   void set_game(int i, const G& g) {
     games_[i] = g;
@@ -197,7 +201,9 @@ class VectorEnv {
   }
 
   typename G::Options options_;
+  int num_players_;
   bool explicit_;
+  std::mutex mutex_;
   std::vector<G> games_;
   std::vector<Pcg64> moves_;
 };

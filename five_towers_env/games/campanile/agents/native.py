@@ -9,8 +9,8 @@ The Python code stays the reference: it decides under ``FIVE_TOWERS_ENGINE=pytho
 None). :func:`mcts_search` makes :class:`~.mcts.MCTSAgent`'s whole decision in C++ (``native/mcts.cpp``,
 ``native/search_hooks.cpp``: the same candidates, determinisations, rollouts and rewards, so the same move,
 values and generator; tests/games/campanile/test_campanile_native_search.py). The compiled module also
-offers batched calls, the GIL released: ``greedy_actions(states, rng_words)`` and
-``heuristic_actions(states, **weights)`` for the player on move in each native state; :func:`greedy_group` and
+offers batched calls: ``greedy_actions(states, rng_words)`` and ``heuristic_actions(states, **weights)`` (on
+copies of the states, the GIL released) for the player on move in each native state; :func:`greedy_group` and
 :func:`heuristic_group` play them for the agents' ``act_group`` (the Gymnasium vector environment's games,
 every decision of a round in one call, on the games' compiled public views).
 """

@@ -216,7 +216,11 @@ State from_fields(const py::dict& d) {
     for (int p = 0; p < n; ++p)  // a seat with no card at its play would have no move
       if (s.hand_size[p] == 0 && !(s.phase_ == cp::kPhaseBet && p == s.current)) bad("an empty hand in a game in progress");
   }
-  s.gen = ftcore::Pcg64::from_words(as<std::array<uint64_t, 6>>(need(d, "rng_words"), "rng_words"));
+  try {
+    s.gen = ftcore::rng_from_py(need(d, "rng_words"));
+  } catch (const py::builtin_exception& e) {
+    bad(e.what());
+  }
   s.rebuild_derived();
   return s;
 }
@@ -270,6 +274,15 @@ std::vector<const State*> batch_of(const py::sequence& states) {
   return out;
 }
 
+// copies of them, for a call that releases the GIL: another Python thread may then move the caller's states
+// (a copy costs a few percent of a heuristic decision)
+std::vector<State> copies_of(const std::vector<const State*>& states) {
+  std::vector<State> out;
+  out.reserve(states.size());
+  for (const State* s : states) out.push_back(*s);
+  return out;
+}
+
 cp::HeuristicParams heuristic_params(double spread, double contest, double chip_cost, double card_weight,
                                      double end_weight, bool danger) {
   cp::HeuristicParams p;
@@ -283,34 +296,32 @@ cp::HeuristicParams heuristic_params(double spread, double contest, double chip_
 }
 
 void bind_agents(py::module_& m) {
-  m.def("greedy_action", [](const State& s, int seat, const std::vector<int>& legal,
-                            const std::array<uint64_t, 6>& rng_words) -> py::tuple {
+  m.def("greedy_action", [](const State& s, int seat, const std::vector<int>& legal, py::object rng_words) -> py::tuple {
     check_choices(s, seat, legal);
-    ftcore::Pcg64 rng = ftcore::Pcg64::from_words(rng_words);
+    ftcore::Pcg64 rng = ftcore::rng_from_py(rng_words);
     const int a = cp::greedy_action(s, seat, legal.data(), static_cast<int>(legal.size()), rng);
     return py::make_tuple(a, rng.draws() ? py::cast(rng.words()) : py::none());
   }, py::arg("state"), py::arg("seat"), py::arg("legal"), py::arg("rng_words"),
      "GreedyAgent.act for seat among the ids legal, ties drawn from the generator rng_words:\n"
      "(action, the generator's words after the draw, or None when it drew nothing).");
-  m.def("greedy_actions", [](const py::sequence& states, const std::vector<std::array<uint64_t, 6>>& rng_words) {
+  m.def("greedy_actions", [](const py::sequence& states, const py::sequence& rng_words) {
     const std::vector<const State*> games = batch_of(states);
-    if (rng_words.size() != games.size()) throw py::value_error("one generator (rng_words) per state");
-    std::vector<int> actions(games.size());
+    if (py::len(rng_words) != games.size()) throw py::value_error("one generator (rng_words) per state");
     std::vector<std::array<uint64_t, 6>> words(games.size());
-    {
-      py::gil_scoped_release release;
-      for (size_t i = 0; i < games.size(); ++i) {
-        int legal[32];
-        const int count = games[i]->compute_legal(legal);
-        ftcore::Pcg64 rng = ftcore::Pcg64::from_words(rng_words[i]);
-        actions[i] = cp::greedy_action(*games[i], games[i]->current_player(), legal, count, rng);
-        words[i] = rng.words();
-      }
+    for (size_t i = 0; i < games.size(); ++i) words[i] = ftcore::rng_words_of(rng_words[i]);
+    std::vector<int> actions(games.size());
+    // the GIL held: a greedy decision costs less than copying its state would (see heuristic_actions)
+    for (size_t i = 0; i < games.size(); ++i) {
+      int legal[32];
+      const int count = games[i]->compute_legal(legal);
+      ftcore::Pcg64 rng = ftcore::Pcg64::from_words(words[i]);
+      actions[i] = cp::greedy_action(*games[i], games[i]->current_player(), legal, count, rng);
+      words[i] = rng.words();
     }
     return py::make_tuple(actions, words);
   }, py::arg("states"), py::arg("rng_words"),
-     "greedy_action for the player on move in each state, its legal actions and its own generator, the GIL\n"
-     "released: (actions, every generator's words after).");
+     "greedy_action for the player on move in each state, its legal actions and its own generator:\n"
+     "(actions, every generator's words after).");
   m.def("heuristic_action", [](const State& s, int seat, const std::vector<int>& legal, double spread, double contest,
                                double chip_cost, double card_weight, double end_weight, bool danger) {
     check_choices(s, seat, legal);
@@ -331,15 +342,15 @@ void bind_agents(py::module_& m) {
      "heuristic.scored_actions: the value of each id in legal (same order).");
   m.def("heuristic_actions", [](const py::sequence& states, double spread, double contest, double chip_cost,
                                 double card_weight, double end_weight, bool danger) {
-    const std::vector<const State*> games = batch_of(states);
+    const std::vector<State> games = copies_of(batch_of(states));
     const cp::HeuristicParams p = heuristic_params(spread, contest, chip_cost, card_weight, end_weight, danger);
     std::vector<int> actions(games.size());
     {
       py::gil_scoped_release release;
       for (size_t i = 0; i < games.size(); ++i) {
         int legal[32];
-        const int count = games[i]->compute_legal(legal);
-        actions[i] = cp::heuristic_action(*games[i], games[i]->current_player(), legal, count, p);
+        const int count = games[i].compute_legal(legal);
+        actions[i] = cp::heuristic_action(games[i], games[i].current_player(), legal, count, p);
       }
     }
     return actions;
@@ -375,7 +386,7 @@ void bind_search(py::module_& m) {
      py::arg("chip_cost") = 0.35, py::arg("card_weight") = 0.3, py::arg("end_weight") = 20.0, py::arg("danger") = true,
      "heuristic.scored_turns: (value, play, bet) of every whole turn of a play-phase state.");
   m.def("mcts_decide", [](const State& view, int seat, const std::vector<int>& legal,
-                          const std::array<uint64_t, 6>& rng_words, int simulations, int candidates,
+                          py::object rng_words, int simulations, int candidates,
                           std::optional<int> rollout_turns, double bet_rate, double lead_rate, double temperature,
                           double margin_weight, double prior, int search_from, double eval_spread,
                           double eval_contest, double eval_chip_cost, double spread, double contest, double chip_cost,
@@ -400,11 +411,12 @@ void bind_search(py::module_& m) {
     st.hooks.margin_weight = margin_weight;
     st.hooks.eval = heuristic_params(eval_spread, eval_contest, eval_chip_cost, 0.3, 0.0, true);
     if (stop_after) st.deadline = ftcore::Deadline::after(*stop_after);
-    ftcore::Pcg64 rng = ftcore::Pcg64::from_words(rng_words);
+    ftcore::Pcg64 rng = ftcore::rng_from_py(rng_words);
+    const State own = view;  // (a copy: another Python thread may move the caller's state once the GIL is released)
     cp::mcts::Decision d;
     {
       py::gil_scoped_release release;
-      d = cp::mcts::decide(view, seat, legal.data(), static_cast<int>(legal.size()), rng, st);
+      d = cp::mcts::decide(own, seat, legal.data(), static_cast<int>(legal.size()), rng, st);
     }
     if (d.best.n == 0) throw py::value_error("no candidate to search");
     py::list moves, means;
@@ -440,9 +452,8 @@ PYBIND11_MODULE(_native, m) {
         return "<campanile._native.State " + std::to_string(s.opt.num_players) + " players, " +
                variant_name(s.opt.variant) + ", phase=" + s.phase_name() + ">";
       });
-  m.def("new_game", [](int num_players, const std::string& variant, const std::string& bet_chip,
-                       const std::array<uint64_t, 6>& rng_words) {
-    return State::new_game(make_options(num_players, variant, bet_chip), ftcore::Pcg64::from_words(rng_words));
+  m.def("new_game", [](int num_players, const std::string& variant, const std::string& bet_chip, py::object rng_words) {
+    return State::new_game(make_options(num_players, variant, bet_chip), ftcore::rng_from_py(rng_words));
   }, py::arg("num_players"), py::arg("variant"), py::arg("bet_chip"), py::arg("rng_words"),
      "CampanileState.new_game(num_players, variant, rng, bet_chip=bet_chip) with rng's state as six words\n"
      "(rng_words(): the generator after the deal).");

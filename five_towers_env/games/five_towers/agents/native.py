@@ -8,8 +8,9 @@ The Python code stays the reference: it decides under ``FIVE_TOWERS_ENGINE=pytho
 ``native`` attribute is False, and wherever the native call cannot be made (each function here then answers
 None). :func:`mcts_search` runs :class:`~.mcts.MCTSAgent`'s whole search in C++ (``native/search.cpp``: the
 same candidates, determinisations, rollouts and rewards, so the same move, values and generator).
-The compiled module also offers batched calls, the GIL released: ``greedy_actions(states, rng_words)``
-and ``heuristic_actions(states, **params)`` for the player on move in each native state; :func:`greedy_group`
+The compiled module also offers batched calls: ``greedy_actions(states, rng_words)`` and
+``heuristic_actions(states, **params)`` (on copies of the states, the GIL released) for the player on move in
+each native state; :func:`greedy_group`
 and :func:`heuristic_group` play them for the agents' ``act_group`` (the Gymnasium vector environment's games,
 every decision of a round in one call, on the games' compiled public views).
 """

@@ -190,7 +190,13 @@ State from_fields(const py::dict& d) {
   for (int c = 0; c < ft::kNumCardIds; ++c)
     if (counts[c] > ft::card_count(n, c)) bad("more copies of a card than the card set holds");
 
-  const auto words = d["rng_words"].cast<std::array<uint64_t, 6>>();
+  if (!d.contains("rng_words")) bad("missing 'rng_words'");
+  std::array<uint64_t, 6> words;
+  try {
+    words = ftcore::rng_words_of(d["rng_words"], "'rng_words'");
+  } catch (const py::builtin_exception& e) {
+    bad(e.what());
+  }
   const int start = get_int(d, "start_player", 0, n - 1);
   s.init(n, gp, ftcore::Pcg64::from_words(words), deck, discard, display, towers, piles, start, get_bool(d, "deck_ran_out"));
   s.opts.start_player = d.contains("first_player") ? get_int(d, "first_player", 0, n - 1) : 0;
@@ -253,10 +259,10 @@ void check_choices(State& s, int seat, const std::vector<int>& legal) {
     if (!s.is_legal(a)) throw py::value_error("action " + std::to_string(a) + " is not legal in this state");
 }
 
-// the states of a batch (kept alive by the caller's sequence), each with a player to move, and their legal
-// actions, listed while the GIL is held (listing them fills the state's caches, as a Python call would)
-std::vector<const State*> batch_of(const py::sequence& states, std::vector<std::vector<int>>& legal) {
-  std::vector<const State*> out;
+// the states of a batch, each with a player to move, and their legal actions, listed while the GIL is held
+// (listing them fills the state's caches, as a Python call would)
+std::vector<State*> batch_of(const py::sequence& states, std::vector<std::vector<int>>& legal) {
+  std::vector<State*> out;
   out.reserve(py::len(states));
   for (const py::handle h : states) {
     State& s = h.cast<State&>();
@@ -264,6 +270,15 @@ std::vector<const State*> batch_of(const py::sequence& states, std::vector<std::
     legal.push_back(s.legal_actions());
     out.push_back(&s);
   }
+  return out;
+}
+
+// copies of them, for a call that releases the GIL: another Python thread may then move the caller's states
+// (a copy costs a few percent of a heuristic decision)
+std::vector<State> copies_of(const std::vector<State*>& states) {
+  std::vector<State> out;
+  out.reserve(states.size());
+  for (const State* s : states) out.push_back(*s);
   return out;
 }
 
@@ -283,33 +298,32 @@ ft::HeuristicParams heuristic_params(double chain_weight, double zero_weight, do
       py::arg("recover_relief") = 0.3, py::arg("opponent_weight") = 1.0
 
 void bind_agents(py::module_& m) {
-  m.def("greedy_action", [](State& s, int seat, const std::vector<int>& legal, const std::array<uint64_t, 6>& rng_words) {
+  m.def("greedy_action", [](State& s, int seat, const std::vector<int>& legal, py::object rng_words) {
     check_choices(s, seat, legal);
-    ftcore::Pcg64 rng = ftcore::Pcg64::from_words(rng_words);
+    ftcore::Pcg64 rng = ftcore::rng_from_py(rng_words);
     const int a = ft::greedy_action(s, seat, legal.data(), static_cast<int>(legal.size()), rng);
     return py::make_tuple(a, rng.draws() ? py::cast(rng.words()) : py::none());
   }, py::arg("state"), py::arg("seat"), py::arg("legal"), py::arg("rng_words"),
      "GreedyAgent.act for seat among the ids legal, ties drawn from the generator rng_words:\n"
      "(action, the generator's words after the draw, or None when it drew nothing).");
-  m.def("greedy_actions", [](const py::sequence& states, const std::vector<std::array<uint64_t, 6>>& rng_words) {
+  m.def("greedy_actions", [](const py::sequence& states, const py::sequence& rng_words) {
     std::vector<std::vector<int>> legal;
-    const std::vector<const State*> games = batch_of(states, legal);
-    if (rng_words.size() != games.size()) throw py::value_error("one generator (rng_words) per state");
-    std::vector<int> actions(games.size());
+    const std::vector<State*> games = batch_of(states, legal);
+    if (py::len(rng_words) != games.size()) throw py::value_error("one generator (rng_words) per state");
     std::vector<std::array<uint64_t, 6>> words(games.size());
-    {
-      py::gil_scoped_release release;
-      for (size_t i = 0; i < games.size(); ++i) {
-        ftcore::Pcg64 rng = ftcore::Pcg64::from_words(rng_words[i]);
-        actions[i] = ft::greedy_action(*games[i], games[i]->current_player(), legal[i].data(),
-                                       static_cast<int>(legal[i].size()), rng);
-        words[i] = rng.words();
-      }
+    for (size_t i = 0; i < games.size(); ++i) words[i] = ftcore::rng_words_of(rng_words[i]);
+    std::vector<int> actions(games.size());
+    // the GIL held: a greedy decision costs less than copying its state would (see heuristic_actions)
+    for (size_t i = 0; i < games.size(); ++i) {
+      ftcore::Pcg64 rng = ftcore::Pcg64::from_words(words[i]);
+      actions[i] = ft::greedy_action(*games[i], games[i]->current_player(), legal[i].data(),
+                                     static_cast<int>(legal[i].size()), rng);
+      words[i] = rng.words();
     }
     return py::make_tuple(actions, words);
   }, py::arg("states"), py::arg("rng_words"),
-     "greedy_action for the player on move in each state, its legal actions and its own generator, the GIL\n"
-     "released: (actions, every generator's words after).");
+     "greedy_action for the player on move in each state, its legal actions and its own generator:\n"
+     "(actions, every generator's words after).");
   m.def("heuristic_action", [](State& s, int seat, const std::vector<int>& legal, double chain_weight, double zero_weight,
                                double pair_weight, double recover_relief, double opponent_weight) {
     check_choices(s, seat, legal);
@@ -329,13 +343,13 @@ void bind_agents(py::module_& m) {
   m.def("heuristic_actions", [](const py::sequence& states, double chain_weight, double zero_weight, double pair_weight,
                                 double recover_relief, double opponent_weight) {
     std::vector<std::vector<int>> legal;
-    const std::vector<const State*> games = batch_of(states, legal);
+    const std::vector<State> games = copies_of(batch_of(states, legal));
     const ft::HeuristicParams p = heuristic_params(chain_weight, zero_weight, pair_weight, recover_relief, opponent_weight);
     std::vector<int> actions(games.size());
     {
       py::gil_scoped_release release;
       for (size_t i = 0; i < games.size(); ++i)
-        actions[i] = ft::heuristic_action(*games[i], games[i]->current_player(), legal[i].data(),
+        actions[i] = ft::heuristic_action(games[i], games[i].current_player(), legal[i].data(),
                                           static_cast<int>(legal[i].size()), p);
     }
     return actions;
@@ -356,7 +370,7 @@ void bind_search(py::module_& m) {
     return py::make_tuple(over, left);
   }, py::arg("state"), py::arg("beta") = 0.45, py::arg("rounds") = py::none(),
      "rollout.play_rounds on state (changed in place): (game over, fraction of the game left).");
-  m.def("mcts_decide", [](const State& view, const std::array<uint64_t, 6>& rng_words, int simulations,
+  m.def("mcts_decide", [](const State& view, py::object rng_words, int simulations,
                           std::optional<double> time_limit, int min_simulations, std::optional<int> rollout_rounds,
                           double beta, double eval_weight, double temperature, double margin_weight,
                           std::optional<double> race_z, int min_samples,
@@ -386,11 +400,12 @@ void bind_search(py::module_& m) {
       prior.top_k = top_k;
       prior.weight = weight;
     }
-    ftcore::Pcg64 rng = ftcore::Pcg64::from_words(rng_words);
+    ftcore::Pcg64 rng = ftcore::rng_from_py(rng_words);
+    const State own = view;  // (a copy: another Python thread may move the caller's state once the GIL is released)
     ft::search::Decision d;
     {
       py::gil_scoped_release release;
-      d = ft::search::decide(view, rng, st, probs ? &prior : nullptr);
+      d = ft::search::decide(own, rng, st, probs ? &prior : nullptr);
     }
     if (d.action < 0) throw py::value_error("no candidate to search");
     return py::make_tuple(d.action, d.simulations, d.actions, d.values, rng.words());
@@ -413,14 +428,14 @@ PYBIND11_MODULE(_native, m) {
   ftcore::bind_state<State>(m, cls);
   ftcore::bind_vector_env<State>(m);
 
-  m.def("new_game", [](int num_players, const std::string& variant, const std::array<uint64_t, 6>& rng_words, int start_player) {
+  m.def("new_game", [](int num_players, const std::string& variant, py::object rng_words, int start_player) {
     State::Options o;
     o.num_players = check_players(num_players);
     o.gp = parse_variant(variant);
     if (start_player < 0 || start_player >= o.num_players)
       throw py::value_error("start_player must be a seat 0.." + std::to_string(o.num_players - 1));
     o.start_player = start_player;
-    return State::new_game(o, ftcore::Pcg64::from_words(rng_words));
+    return State::new_game(o, ftcore::rng_from_py(rng_words));
   }, py::arg("num_players") = 2, py::arg("variant") = "base", py::arg("rng_words"), py::arg("start_player") = 0,
      "GameState.new_game(num_players, variant, rng, start_player) with rng given as its six words");
   m.def("from_fields", &from_fields, py::arg("fields"), "The State whose fields() are these (ValueError if inconsistent)");
