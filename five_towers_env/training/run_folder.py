@@ -192,7 +192,7 @@ def progress_logger(folder: Path, resume: bool) -> Any:
         """SB3's CSV writer, opened on the existing file with its header's columns."""
 
         def __init__(self, filename: str) -> None:  # not SB3's, which opens the file with "w+"
-            self.file = open_append(filename, "r+")  # the logger closes it
+            self.file = open_append(filename, "r+")  # type: ignore[assignment]  # (a text file, as SB3's); the logger closes it
             self.keys = next(csv.reader([self.file.readline()]), [])
             self.separator, self.quotechar = ",", '"'
             self.file.seek(0, 2)
