@@ -82,6 +82,8 @@ NEEDS_RL = {"an empty --resume", "a deep --set value", "a deep config file", "a 
 def test_bad_input_is_one_line_and_exit_2(case, tmp_path, capsys, monkeypatch):
     if case in NEEDS_RL and importlib.util.find_spec("torch") is None:
         pytest.skip("training needs the rl extra")
+    if "OpenSpiel" in case and importlib.util.find_spec("pyspiel") is None:
+        pytest.skip("the OpenSpiel bots need the openspiel extra")
     monkeypatch.chdir(Path(__file__).resolve().parents[1])
     one_line_exit_2(capsys, CASES[case](tmp_path))
 
